@@ -1,0 +1,1 @@
+"""Shared fixtures: nothing global; see tj_positions.py for Traffic Jam positions."""

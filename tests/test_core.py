@@ -1,0 +1,87 @@
+"""Shared machinery: the record RNG (C1), zero-sum rewards (C2), verb registration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from trafficenvs.core import driver
+from trafficenvs.core.rewards import write_zero_sum
+from trafficenvs.core.rng import rng_below, rng_seed
+from trafficenvs.core.verbs import register_kernels
+
+
+@njit(cache=True)
+def _draws(states, n, k):
+    out = np.empty((states.shape[0], k), np.int64)
+    for i in range(states.shape[0]):
+        for j in range(k):
+            out[i, j] = rng_below(states[i], n)
+    return out
+
+
+def test_same_seed_same_numbers_and_a_copied_record_continues_identically():
+    a = driver.rng_states(4, 123)
+    b = driver.rng_states(4, 123)
+    np.testing.assert_array_equal(_draws(a, 6, 50), _draws(b, 6, 50))
+    c = a.copy()
+    np.testing.assert_array_equal(_draws(a, 6, 10), _draws(c, 6, 10))
+
+
+def test_rng_below_is_uniform_and_in_range():
+    st = driver.rng_states(1, 7)
+    d = _draws(st, 6, 60000)[0]
+    assert d.min() == 0 and d.max() == 5
+    counts = np.bincount(d, minlength=6)
+    # chi-square with 5 dof: 99.9th percentile is 20.5
+    chi2 = ((counts - 10000) ** 2 / 10000).sum()
+    assert chi2 < 20.5
+
+
+def test_different_seeds_give_different_streams():
+    st = np.zeros(2, driver.RNG_DTYPE)
+    rng_seed(st[0], np.uint64(1))
+    rng_seed(st[1], np.uint64(2))
+    d = _draws(st, 1000, 20)
+    assert not np.array_equal(d[0], d[1])
+
+
+@pytest.mark.parametrize(
+    ("winners", "expected"),
+    [
+        ([1, 0, 0, 0], [1, -1 / 3, -1 / 3, -1 / 3]),
+        ([1, 1, 0, 0], [1 / 3, 1 / 3, -1 / 3, -1 / 3]),
+        ([1, 1, 1], [0, 0, 0]),
+        ([0, 1], [-1, 1]),
+    ],
+)
+def test_zero_sum_rewards_follow_C2(winners, expected):
+    r = np.zeros(len(winners), np.float32)
+    write_zero_sum(r, np.array(winners, np.uint8), len(winners))
+    np.testing.assert_allclose(r, expected, atol=1e-6)
+    assert abs(r.sum()) < 1e-6
+
+
+def test_register_kernels_needs_every_verb_and_the_common_fields():
+    dt = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64), ("moves", np.int32),
+                   ("reward", np.float32, 2)])
+    with pytest.raises(ValueError, match="missing verbs"):
+        register_kernels(dt, init=None)
+    with pytest.raises(ValueError, match="common fields"):
+        register_kernels(np.dtype([("x", np.int8)]), **dict.fromkeys(
+            ("init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over")))
+
+
+def test_sample_legal_picks_only_legal_actions_uniformly():
+    mask = np.zeros((3, 10), bool)
+    mask[0, [2, 5]] = True
+    mask[1, 9] = True
+    st = driver.rng_states(3, 0)
+    out = np.zeros(3, np.int64)
+    seen = set()
+    for _ in range(200):
+        driver.sample_legal(mask, st, out)
+        assert out[0] in (2, 5) and out[1] == 9 and out[2] == -1
+        seen.add(int(out[0]))
+    assert seen == {2, 5}

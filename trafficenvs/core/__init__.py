@@ -1,0 +1,1 @@
+"""Shared machinery of every game: RNG, kernel verbs, batched drivers, adapters."""

@@ -1,0 +1,180 @@
+"""The PettingZoo AEC adapter: one game (a batch of one) behind the AECEnv API.
+
+Agents are ``player_0 .. player_{n-1}`` in seat order. Observations are dicts
+``{"observation": float32 (obs_dim,), "action_mask": int8 (num_actions,)}`` from
+the observing agent's seat (C4); the mask is all zeros for an agent not on turn.
+
+Illegal actions: the raw env raises ``ValueError`` and leaves the game unchanged.
+:func:`wrap` (used by ``trafficenvs.make`` and each game's ``env()``) adds
+PettingZoo's usual wrappers, where an illegal move ends the game with -1 for the
+offender (``TerminateIllegalWrapper``), as in PettingZoo's classic games.
+
+Truncation: after ``max_cycles`` moves per player (``max_cycles * num_players``
+moves in all) the game is truncated and every player's reward is 0 (C2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from trafficenvs.core import driver
+from trafficenvs.core.game import Game
+
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+
+class TrafficAECEnv(AECEnv):
+    """A turn-based (AEC) PettingZoo env for any registered :class:`Game`."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": RENDER_MODES,
+        "name": "trafficenvs",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        game: Game,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        render_seat: int | None = None,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
+            )
+        self.game = game
+        self.metadata = dict(self.metadata, name=game.env_id())
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        if max_cycles is None:
+            max_cycles = game.default_max_cycles
+        if max_cycles <= 0:
+            raise ValueError(f"max_cycles must be positive, got {max_cycles}")
+        self.max_cycles = int(max_cycles)
+        self.max_moves = self.max_cycles * game.num_players
+        n = game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    game.obs_low, game.obs_high, (game.obs_dim,), dtype=np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self._recs = game.new_records(1)
+        self._obs = np.zeros(game.obs_dim, np.float32)
+        self._mask = np.zeros(game.num_actions, np.int8)
+        self._seeds = np.random.SeedSequence()
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- the game --------------------------------------------------------------
+    @property
+    def record(self) -> np.void:
+        """The game's record (read it, copy it; change it only via ``load_state_dict``)."""
+        return self._recs[0]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        elif not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        driver.single_reset(self._recs, self.game.cfg, np.uint64(seed), self.game.num_players)
+        self._start()
+
+    def _start(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._sync_status()
+
+    def _sync_status(self) -> None:
+        cur, over = driver.single_status(self._recs, self.game.cfg)
+        rec = self._recs[0]
+        self.agent_selection = self.possible_agents[cur]
+        if over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif rec["moves"] >= self.max_moves:
+            self.truncations = dict.fromkeys(self.agents, True)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._index[agent]
+        driver.single_observe(self._recs, self.game.cfg, seat, self._obs, self._mask)
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or not driver.single_step(self._recs, self.game.cfg, int(action)):
+            raise ValueError(
+                f"illegal action {action!r} for {agent}; legal: "
+                f"{np.flatnonzero(self.observe(agent)['action_mask']).tolist()}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        rew = self._recs[0]["reward"]
+        self.rewards = {a: float(rew[i]) for i, a in enumerate(self.agents)}
+        self._sync_status()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # -- state -----------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The whole game as a plain dict (see the game's rules page)."""
+        return self.game.to_dict(self._recs[0])
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Set the game to ``state`` (validated); rewards and flags start afresh."""
+        self._recs[:] = self.game.from_dict(state)
+        self._start()
+
+    def action_name(self, action: int) -> str:
+        return self.game.action_name(self._recs[0], action)
+
+    # -- rendering -------------------------------------------------------------
+    def render(self) -> Any:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        rec = self._recs[0]
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(rec, self.render_seat)
+        text = self.game.render_ansi(rec, self.render_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def wrap(env: TrafficAECEnv) -> AECEnv:
+    """PettingZoo's usual wrappers for classic games (see the module docstring)."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

@@ -1,0 +1,209 @@
+"""Batched drivers: one compiled loop per verb sequence, written once for every game.
+
+Each ``prange`` iteration touches only its own record and its own rows of the
+output buffers, which the caller allocates once (DESIGN layer 2). The same
+functions drive a batch of one for the AEC adapter (the ``single_*`` variants skip
+the thread pool, whose start-up costs more than one game's step).
+
+Auto-reset: when a game ends (terminated or truncated) during ``batch_step`` its
+final observation (from the seat that just moved) goes to ``final_obs``, its
+rewards stay in ``rewards``, and the row starts its next game with the seed
+``seeds[i] + seed_stride``. For a vectorised env made with ``reset(seed=s)`` and
+``num_envs=B`` that is seed ``s + i + k*B`` for row i's k-th game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from trafficenvs.core.rng import rng_below, rng_next
+from trafficenvs.core.verbs import (
+    k_current_player,
+    k_init,
+    k_is_legal,
+    k_is_over,
+    k_legal_mask,
+    k_observe,
+    k_step,
+)
+
+
+@njit(cache=True, inline="never")
+def _reset_row(rec, cfg, seed, nplayers):
+    k_init(rec, cfg, seed)
+    rec.moves = 0
+    for j in range(nplayers):
+        rec.reward[j] = 0.0
+
+
+@njit(cache=True, parallel=True)
+def batch_reset(recs, cfg, seeds, nplayers, obs, mask, cur):
+    """Start game ``i`` with ``seeds[i]``; write its first observation and mask."""
+    for i in prange(recs.shape[0]):
+        r = recs[i]
+        _reset_row(r, cfg[0], seeds[i], nplayers)
+        p = k_current_player(r, cfg[0])
+        cur[i] = p
+        k_observe(r, cfg[0], p, obs[i])
+        k_legal_mask(r, cfg[0], mask[i])
+
+
+@njit(cache=True, parallel=True)
+def count_illegal(recs, cfg, actions):
+    """Number of rows whose action is illegal (checked before anything is changed)."""
+    n = 0
+    for i in prange(recs.shape[0]):
+        if not k_is_legal(recs[i], cfg[0], actions[i]):
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def illegal_rows(recs, cfg, actions):
+    """Indices of the rows whose action is illegal (the slow path for error messages)."""
+    c = cfg[0]
+    out = []
+    for i in range(recs.shape[0]):
+        if not k_is_legal(recs[i], c, actions[i]):
+            out.append(i)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def batch_step(
+    recs, cfg, actions, seeds, seed_stride, max_moves, nplayers,
+    obs, mask, cur, rewards, term, trunc, final_obs,
+):
+    """Step every game with its action, auto-resetting the ones that end.
+
+    ``max_moves <= 0`` disables truncation. Actions must be legal (see ``count_illegal``).
+    """
+    for i in prange(recs.shape[0]):
+        r = recs[i]
+        p = k_current_player(r, cfg[0])
+        k_step(r, cfg[0], actions[i])
+        r.moves += 1
+        for j in range(nplayers):
+            rewards[i, j] = r.reward[j]
+        done = k_is_over(r, cfg[0])
+        cut = (not done) and max_moves > 0 and r.moves >= max_moves
+        term[i] = done
+        trunc[i] = cut
+        if done or cut:
+            k_observe(r, cfg[0], p, final_obs[i])
+            seeds[i] += seed_stride
+            _reset_row(r, cfg[0], seeds[i], nplayers)
+        q = k_current_player(r, cfg[0])
+        cur[i] = q
+        k_observe(r, cfg[0], q, obs[i])
+        k_legal_mask(r, cfg[0], mask[i])
+
+
+@njit(cache=True)
+def single_reset(recs, cfg, seed, nplayers):
+    """Start the one game of an AEC env."""
+    _reset_row(recs[0], cfg[0], seed, nplayers)
+
+
+@njit(cache=True)
+def single_step(recs, cfg, action):
+    """Apply one action to the game of an AEC env; returns False if it was illegal."""
+    r = recs[0]
+    c = cfg[0]
+    if not k_is_legal(r, c, action):
+        return False
+    k_step(r, c, action)
+    r.moves += 1
+    return True
+
+
+@njit(cache=True)
+def single_observe(recs, cfg, seat, obs, mask):
+    """One seat's observation; its mask is all zeros unless that seat is to move."""
+    r = recs[0]
+    c = cfg[0]
+    k_observe(r, c, seat, obs)
+    mask[:] = 0
+    if not k_is_over(r, c) and k_current_player(r, c) == seat:
+        k_legal_mask(r, c, mask)
+
+
+@njit(cache=True)
+def single_status(recs, cfg):
+    """(current player, game over) of an AEC env's game."""
+    r = recs[0]
+    c = cfg[0]
+    return k_current_player(r, c), k_is_over(r, c)
+
+
+@njit(cache=True, inline="never")
+def _pick_legal(mask_row, rec):
+    """A uniformly random legal action of one mask row, drawn from ``rec``'s RNG."""
+    n = 0
+    for a in range(mask_row.shape[0]):
+        if mask_row[a]:
+            n += 1
+    if n == 0:
+        return -1
+    k = rng_below(rec, n)
+    for a in range(mask_row.shape[0]):
+        if mask_row[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def sample_legal(mask, states, out):
+    """Uniform random legal action per row of ``mask`` (bool ``(B, A)``).
+
+    ``states`` is a ``(B,)`` array of RNG records (``rng_key``/``rng_ctr``), one per
+    row, so sampling is as reproducible as the games themselves. Rows with no legal
+    action get -1.
+    """
+    for i in prange(mask.shape[0]):
+        out[i] = _pick_legal(mask[i], states[i])
+
+
+@njit(cache=True, parallel=True)
+def play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
+    """Kernel-only play: ``steps`` random legal moves per row, no observation written.
+
+    The ceiling of the vectorised env; games auto-reset. ``mask`` is scratch space
+    of shape ``(B, num_actions)``. Returns the number of games finished.
+    """
+    finished = 0
+    for i in prange(recs.shape[0]):
+        r = recs[i]
+        m = mask[i]
+        for _ in range(steps):
+            k_legal_mask(r, cfg[0], m)
+            a = _pick_legal(m, r)
+            k_step(r, cfg[0], a)
+            r.moves += 1
+            if k_is_over(r, cfg[0]):
+                finished += 1
+                seeds[i] += seed_stride
+                _reset_row(r, cfg[0], seeds[i], nplayers)
+    return finished
+
+
+RNG_DTYPE = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64)])
+
+
+def rng_states(n: int, seed: int) -> np.ndarray:
+    """``n`` independent generator records for :func:`sample_legal`, keyed from ``seed``."""
+    from trafficenvs.core.rng import rng_seed_array
+
+    st = np.zeros(n, RNG_DTYPE)
+    rng_seed_array(st, np.uint64(seed))
+    return st
+
+
+__all__ = [
+    "batch_reset", "batch_step", "count_illegal", "illegal_rows", "single_reset",
+    "single_step", "single_observe", "single_status", "sample_legal", "play_random",
+    "rng_states", "rng_next",
+]

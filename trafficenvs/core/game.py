@@ -1,0 +1,99 @@
+"""The Python-side description of one game configuration.
+
+A :class:`Game` holds what is fixed for an env's lifetime (player count, deck or
+map, options): the configuration record passed to every kernel, the sizes of the
+observation and action spaces, and the conversions a person needs (action names,
+state dicts, renders). The kernels themselves are registered with
+:func:`trafficenvs.core.verbs.register_kernels` by the game's module.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar
+
+import numpy as np
+
+from trafficenvs.core import driver
+
+
+class Game(abc.ABC):
+    """One configuration of one game. Subclasses set the class attributes."""
+
+    #: short name, e.g. ``"traffic_jam"``; the env id is ``f"{name}-v{version}"``
+    name: ClassVar[str]
+    version: ClassVar[int] = 0
+    record_dtype: ClassVar[np.dtype]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: truncation default (moves per player) when ``max_cycles`` is not given
+    default_max_cycles: ClassVar[int] = 10_000
+
+    num_players: int
+    num_actions: int
+    obs_dim: int
+    #: the configuration record, as a 1-element array (kernels read ``cfg[0]``)
+    cfg: np.ndarray
+
+    @classmethod
+    def env_id(cls) -> str:
+        return f"{cls.name}-v{cls.version}"
+
+    def check_num_players(self, num_players: int) -> int:
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise TypeError(f"num_players must be an int, got {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise ValueError(
+                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
+                f"got num_players={num_players}"
+            )
+        return int(num_players)
+
+    # -- records ---------------------------------------------------------------
+    def new_records(self, n: int) -> np.ndarray:
+        return np.zeros(n, self.record_dtype)
+
+    def new_game(self, seed: int) -> np.ndarray:
+        """A 1-element record array holding a freshly set-up game."""
+        recs = self.new_records(1)
+        driver.single_reset(recs, self.cfg, np.uint64(seed), self.num_players)
+        return recs
+
+    # -- spaces ----------------------------------------------------------------
+    @property
+    def obs_low(self) -> float:
+        return 0.0
+
+    @property
+    @abc.abstractmethod
+    def obs_high(self) -> float:
+        """An upper bound of every observation entry (for the Box space)."""
+
+    # -- for people ------------------------------------------------------------
+    @abc.abstractmethod
+    def action_name(self, rec: np.void, action: int) -> str:
+        """A readable name of ``action`` in the position ``rec`` (for CLIs and logs)."""
+
+    @abc.abstractmethod
+    def to_dict(self, rec: np.void) -> dict[str, Any]:
+        """The whole game as a plain JSON-able dict (documented on the rules page)."""
+
+    @abc.abstractmethod
+    def from_dict(self, state: dict[str, Any]) -> np.ndarray:
+        """A 1-element record array from :meth:`to_dict`'s format; errors on bad input."""
+
+    @abc.abstractmethod
+    def render_ansi(self, rec: np.void, seat: int | None) -> str:
+        """The table as text; ``seat`` is whose hidden information may be shown."""
+
+    @abc.abstractmethod
+    def render_rgb(self, rec: np.void, seat: int | None) -> np.ndarray:
+        """The table as an ``(H, W, 3)`` uint8 picture."""
+
+    @abc.abstractmethod
+    def check_invariants(self, rec: np.void) -> None:
+        """Raise AssertionError if ``rec`` breaks a rule-level invariant."""
+
+    def scores(self, rec: np.void) -> np.ndarray:
+        """Each seat's score as the rules count it (for tables and agents)."""
+        return np.zeros(self.num_players)

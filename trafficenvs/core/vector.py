@@ -1,0 +1,150 @@
+"""The vectorised env: the same turn-based game, ``num_envs`` at once.
+
+Each call steps every game by one move of the player to move in that game. Game
+``i`` of ``reset(seed=s)`` is the same game as an AEC env reset with ``seed=s+i``;
+when a game ends it restarts at once with seed ``s + i + k*num_envs`` (k-th restart),
+and that step still returns its rewards and, in ``final_observation``, its last
+observation from the seat that made the final move.
+
+Speed: the arrays in the returned :class:`VecStep` are the env's own buffers,
+written in place by the next ``reset``/``step`` (no copy per step). Call
+``.copy()`` on the result to keep one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from trafficenvs.core import driver
+from trafficenvs.core.game import Game
+
+
+@dataclass
+class VecStep:
+    """What ``reset`` and ``step`` return; row ``i`` is game ``i``."""
+
+    #: ``(N, obs_dim)`` float32, from the seat of ``current_player``
+    observation: np.ndarray
+    #: ``(N, num_actions)`` bool, legal actions of ``current_player``
+    action_mask: np.ndarray
+    #: ``(N,)`` int64, the seat to move
+    current_player: np.ndarray
+    #: ``(N, num_players)`` float32, this step's reward per seat (absolute seat order)
+    rewards: np.ndarray
+    #: ``(N,)`` bool, the game ended by the rules on this step (and was restarted)
+    terminated: np.ndarray
+    #: ``(N,)`` bool, the game hit the move limit on this step (and was restarted)
+    truncated: np.ndarray
+    #: ``(N, obs_dim)`` float32, valid in rows that ended on this step
+    final_observation: np.ndarray
+
+    def copy(self) -> VecStep:
+        return VecStep(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+
+class TrafficVecEnv:
+    """``num_envs`` games of one configuration, stepped by compiled batched drivers."""
+
+    def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if max_cycles is None:
+            max_cycles = game.default_max_cycles
+        if max_cycles <= 0:
+            raise ValueError(f"max_cycles must be positive, got {max_cycles}")
+        self.game = game
+        self.num_envs = int(num_envs)
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.observation_shape = (game.obs_dim,)
+        self.max_cycles = int(max_cycles)
+        self.max_moves = self.max_cycles * game.num_players
+        n = self.num_envs
+        self.records = game.new_records(n)
+        self._seeds = np.zeros(n, np.uint64)
+        self._buf = VecStep(
+            observation=np.zeros((n, game.obs_dim), np.float32),
+            action_mask=np.zeros((n, game.num_actions), np.bool_),
+            current_player=np.zeros(n, np.int64),
+            rewards=np.zeros((n, game.num_players), np.float32),
+            terminated=np.zeros(n, np.bool_),
+            truncated=np.zeros(n, np.bool_),
+            final_observation=np.zeros((n, game.obs_dim), np.float32),
+        )
+        self._ready = False
+
+    def reset(self, seed: int | None = None) -> VecStep:
+        """Start every game; game ``i`` gets seed ``seed + i``."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        elif not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        self._seeds[:] = np.uint64(seed) + np.arange(self.num_envs, dtype=np.uint64)
+        b = self._buf
+        driver.batch_reset(
+            self.records, self.game.cfg, self._seeds, self.num_players,
+            b.observation, b.action_mask, b.current_player,
+        )
+        b.rewards[:] = 0
+        b.terminated[:] = False
+        b.truncated[:] = False
+        self._ready = True
+        return b
+
+    def step(self, actions: np.ndarray) -> VecStep:
+        """Play ``actions[i]`` in game ``i`` (for its player to move).
+
+        Raises ``ValueError`` (changing nothing) if any action is illegal.
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an int array of shape ({self.num_envs},), "
+                f"got {actions.dtype} {actions.shape}"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        cfg = self.game.cfg
+        if driver.count_illegal(self.records, cfg, actions):
+            bad = list(driver.illegal_rows(self.records, cfg, actions))
+            raise ValueError(f"illegal actions in games {bad[:10]}{'...' if len(bad) > 10 else ''}")
+        b = self._buf
+        driver.batch_step(
+            self.records, cfg, actions, self._seeds, np.uint64(self.num_envs), self.max_moves,
+            self.num_players, b.observation, b.action_mask, b.current_player, b.rewards,
+            b.terminated, b.truncated, b.final_observation,
+        )
+        return b
+
+    # -- one game at a time, for people and tests ------------------------------
+    def state_dict(self, i: int) -> dict[str, Any]:
+        return self.game.to_dict(self.records[i])
+
+    def load_state_dict(self, i: int, state: dict[str, Any]) -> None:
+        """Replace game ``i`` by ``state``; refresh its row of the last result."""
+        self.records[i : i + 1] = self.game.from_dict(state)
+        b = self._buf
+        recs = self.records[i : i + 1]
+        cur, _ = driver.single_status(recs, self.game.cfg)
+        b.current_player[i] = cur
+        mask = np.zeros(self.num_actions, np.int8)
+        driver.single_observe(recs, self.game.cfg, cur, b.observation[i], mask)
+        b.action_mask[i] = mask.astype(bool)
+        self._ready = True
+
+    def render(self, i: int = 0, mode: str = "ansi", seat: int | None = None) -> Any:
+        rec = self.records[i]
+        if mode == "ansi":
+            return self.game.render_ansi(rec, seat)
+        if mode == "rgb_array":
+            return self.game.render_rgb(rec, seat)
+        raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
+
+    def close(self) -> None:
+        pass

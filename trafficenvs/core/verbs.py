@@ -1,0 +1,128 @@
+"""The kernel verbs every game provides, dispatched by record type inside numba.
+
+A game registers seven ``@njit`` functions for *one* record with
+:func:`register_kernels`. The batched drivers (``driver.py``) are written once
+and call the generic verbs below; numba resolves each verb at compile time from
+the record's dtype, so a driver compiled for Traffic Jam calls Traffic Jam's
+kernels directly (no function pointers, no Python in the loop) and its compiled
+form is cached per game.
+
+The contract (``rec`` is one record, ``cfg`` the game's configuration record):
+
+``init(rec, cfg, seed)``
+    Set up a new game from a uint64 seed (C1: chance only from ``rec``'s RNG).
+``step(rec, cfg, action)``
+    Apply one legal action of the player to move. Writes the step's rewards for
+    every seat (absolute seat order) into ``rec.reward``; at the end of the game
+    that includes the zero-sum result (C2).
+``is_legal(rec, cfg, action) -> bool``
+    Whether ``action`` is legal for the player to move (False once the game is over).
+``legal_mask(rec, cfg, out)``
+    Write the legal-action mask (bool/int8 row of ``num_actions``) of the player to move.
+``observe(rec, cfg, seat, out)``
+    Write ``seat``'s observation (float32 row), from that seat's point of view (C4).
+``current_player(rec, cfg) -> int``
+    The seat to move.
+``is_over(rec, cfg) -> bool``
+    Whether the game has ended (terminated by the rules, not truncated).
+
+Every record dtype also has the common fields ``rng_key``, ``rng_ctr`` (uint64),
+``moves`` (int32, maintained by the drivers) and ``reward`` (float32 per seat).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+VERBS = ("init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over")
+COMMON_FIELDS = ("rng_key", "rng_ctr", "moves", "reward")
+
+_KERNELS: dict[np.dtype, dict[str, Callable]] = {}
+
+
+def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
+    """Register a game's kernels for records of ``record_dtype``.
+
+    Must run before the first driver call for that game (games register at import).
+    """
+    missing = [v for v in VERBS if v not in kernels]
+    extra = [k for k in kernels if k not in VERBS]
+    if missing or extra:
+        raise ValueError(f"register_kernels: missing verbs {missing}, unknown verbs {extra}")
+    absent = [f for f in COMMON_FIELDS if f not in record_dtype.names]
+    if absent:
+        raise ValueError(f"record dtype lacks the common fields {absent}")
+    _KERNELS[np.dtype(record_dtype)] = dict(kernels)
+
+
+def _kernel(rec_type, verb: str) -> Callable:
+    dtype = as_dtype(rec_type)
+    try:
+        return _KERNELS[dtype][verb]
+    except KeyError:
+        raise TypeError(f"no game kernels registered for record dtype {dtype}") from None
+
+
+def _numba_only(name: str) -> Callable:
+    def stub(*args):
+        raise TypeError(f"{name} is a kernel verb: call it from numba-compiled code")
+
+    stub.__name__ = name
+    return stub
+
+
+k_init = _numba_only("k_init")
+k_step = _numba_only("k_step")
+k_is_legal = _numba_only("k_is_legal")
+k_legal_mask = _numba_only("k_legal_mask")
+k_observe = _numba_only("k_observe")
+k_current_player = _numba_only("k_current_player")
+k_is_over = _numba_only("k_is_over")
+
+
+# The overload implementations are not cached themselves (they are compiled into
+# the cached drivers); caching them would tie them to this file's timestamp only.
+@overload(k_init)
+def _ov_init(rec, cfg, seed):
+    fn = _kernel(rec, "init")
+    return lambda rec, cfg, seed: fn(rec, cfg, seed)
+
+
+@overload(k_step)
+def _ov_step(rec, cfg, action):
+    fn = _kernel(rec, "step")
+    return lambda rec, cfg, action: fn(rec, cfg, action)
+
+
+@overload(k_is_legal)
+def _ov_is_legal(rec, cfg, action):
+    fn = _kernel(rec, "is_legal")
+    return lambda rec, cfg, action: fn(rec, cfg, action)
+
+
+@overload(k_legal_mask)
+def _ov_legal_mask(rec, cfg, out):
+    fn = _kernel(rec, "legal_mask")
+    return lambda rec, cfg, out: fn(rec, cfg, out)
+
+
+@overload(k_observe)
+def _ov_observe(rec, cfg, seat, out):
+    fn = _kernel(rec, "observe")
+    return lambda rec, cfg, seat, out: fn(rec, cfg, seat, out)
+
+
+@overload(k_current_player)
+def _ov_current_player(rec, cfg):
+    fn = _kernel(rec, "current_player")
+    return lambda rec, cfg: fn(rec, cfg)
+
+
+@overload(k_is_over)
+def _ov_is_over(rec, cfg):
+    fn = _kernel(rec, "is_over")
+    return lambda rec, cfg: fn(rec, cfg)

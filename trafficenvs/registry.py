@@ -1,0 +1,96 @@
+"""Finding games by id: ``make``, ``make_vec``, ``list_envs``, PettingZoo registration."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from trafficenvs.core.aec import TrafficAECEnv, wrap
+from trafficenvs.core.game import Game
+from trafficenvs.core.vector import TrafficVecEnv
+
+#: game name -> "module:Game class"
+GAMES: dict[str, str] = {
+    "traffic_jam": "trafficenvs.traffic_jam.game:TrafficJamGame",
+}
+VERSION = 0
+
+
+def list_envs() -> list[str]:
+    """The ids of every game, e.g. ``["traffic_jam-v0", ...]``."""
+    return [f"{name}-v{VERSION}" for name in GAMES]
+
+
+def game_name(env_id: str) -> str:
+    """Normalise ``"trafficenvs/traffic_jam-v0"``, ``"traffic_jam_v0"`` or ``"traffic_jam"``."""
+    name = env_id.split("/", 1)[1] if env_id.startswith("trafficenvs/") else env_id
+    for suffix in (f"-v{VERSION}", f"_v{VERSION}"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if name not in GAMES:
+        raise ValueError(f"unknown env {env_id!r}; known: {list_envs()}")
+    return name
+
+
+def game_class(env_id: str) -> type[Game]:
+    mod, cls = GAMES[game_name(env_id)].split(":")
+    return getattr(importlib.import_module(mod), cls)
+
+
+def make_game(env_id: str, **options: Any) -> Game:
+    """The :class:`Game` configuration for ``env_id``; unknown options are errors."""
+    cls = game_class(env_id)
+    params = inspect.signature(cls.__init__).parameters
+    unknown = sorted(set(options) - set(params) - {"self"})
+    if unknown:
+        valid = sorted(set(params) - {"self"})
+        raise TypeError(f"{cls.name}: unknown options {unknown}; valid options are {valid}")
+    return cls(**options)
+
+
+def make(
+    env_id: str,
+    *,
+    render_mode: str | None = None,
+    max_cycles: int | None = None,
+    wrapped: bool = True,
+    render_seat: int | None = None,
+    **options: Any,
+) -> AECEnv:
+    """A PettingZoo AEC env of ``env_id`` with the game ``options`` (e.g. ``num_players``).
+
+    ``wrapped=True`` applies PettingZoo's usual wrappers (illegal move = -1 and the
+    game ends); ``wrapped=False`` gives the raw env, which raises on illegal moves.
+    """
+    env = TrafficAECEnv(
+        make_game(env_id, **options), render_mode=render_mode, max_cycles=max_cycles,
+        render_seat=render_seat,
+    )
+    return wrap(env) if wrapped else env
+
+
+def make_vec(env_id: str, *, num_envs: int, max_cycles: int | None = None,
+             **options: Any) -> TrafficVecEnv:
+    """A vectorised env: ``num_envs`` games of ``env_id`` stepped together."""
+    return TrafficVecEnv(make_game(env_id, **options), num_envs=num_envs, max_cycles=max_cycles)
+
+
+def _entry_point(name: str):
+    def env(**kwargs: Any) -> AECEnv:
+        return make(name, **kwargs)
+
+    env.__name__ = f"{name}_env"
+    return env
+
+
+def register_pettingzoo() -> None:
+    """Register every game in PettingZoo's registry as ``trafficenvs/<game>-v0``."""
+    import pettingzoo
+
+    for name in GAMES:
+        env_id = f"trafficenvs/{name}-v{VERSION}"
+        if env_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", env_id, entry_point=_entry_point(name))

@@ -1,0 +1,176 @@
+"""The conformance suite every game runs; users can run it on their own configs.
+
+>>> from trafficenvs import testing
+>>> testing.run_all("traffic_jam-v0", num_players=3)      # doctest: +SKIP
+
+Each check raises ``AssertionError`` with a message naming what broke.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import numba
+import numpy as np
+
+from trafficenvs.registry import make, make_game, make_vec
+
+
+def check_pettingzoo_api(env_id: str, num_cycles: int = 200, **options: Any) -> None:
+    """PettingZoo's own ``api_test``, ``seed_test`` and ``render_test``."""
+    from pettingzoo.test import api_test, render_test, seed_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test warns about float bounds etc.
+        api_test(make(env_id, **options), num_cycles=num_cycles)
+        seed_test(lambda: make(env_id, **options), num_cycles=num_cycles)
+        render_test(lambda render_mode=None: make(env_id, render_mode=render_mode, **options))
+
+
+def _legal_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
+    legal = np.flatnonzero(mask)
+    assert legal.size > 0, "a game that is not over has no legal action"
+    return int(rng.choice(legal))
+
+
+def check_batch_matches_single(
+    env_id: str,
+    seeds: Iterable[int] = (0, 1, 2),
+    batch_sizes: Iterable[int] = (1, 7, 64),
+    threads: Iterable[int] = (1, 2),
+    max_steps: int = 2000,
+    **options: Any,
+) -> None:
+    """Row i of a batch reset with seed s plays exactly like an AEC env with seed s+i.
+
+    Same actions in, same observations, masks, players to move, rewards and ends
+    out, for every batch size and numba thread count; a finished row restarts as
+    seed ``s + i + B``.
+    """
+    old_threads = numba.get_num_threads()
+    try:
+        for nthreads in threads:
+            if nthreads > numba.config.NUMBA_NUM_THREADS:
+                continue
+            numba.set_num_threads(nthreads)
+            for b in batch_sizes:
+                for s in seeds:
+                    _compare_batch(env_id, s, b, max_steps, options)
+    finally:
+        numba.set_num_threads(old_threads)
+
+
+def _compare_batch(env_id: str, seed: int, b: int, max_steps: int, options: dict) -> None:
+    venv = make_vec(env_id, num_envs=b, **options)
+    out = venv.reset(seed=seed)
+    envs = [make(env_id, wrapped=False, **options) for _ in range(b)]
+    for i, e in enumerate(envs):
+        e.reset(seed=seed + i)
+    live = np.ones(b, bool)
+    rng = np.random.default_rng(seed)
+    where = f"{env_id} seed {seed} batch {b} threads {numba.get_num_threads()}"
+    for _ in range(max_steps):
+        actions = np.zeros(b, np.int64)
+        for i, e in enumerate(envs):
+            if live[i]:
+                o = e.observe(e.agent_selection)
+                assert e.possible_agents.index(e.agent_selection) == out.current_player[i], where
+                np.testing.assert_array_equal(o["observation"], out.observation[i], where)
+                np.testing.assert_array_equal(o["action_mask"].astype(bool),
+                                              out.action_mask[i], where)
+                actions[i] = _legal_choice(rng, out.action_mask[i])
+            else:
+                actions[i] = _legal_choice(rng, out.action_mask[i])
+        movers = [e.agent_selection for e in envs]
+        out = venv.step(actions)
+        for i, e in enumerate(envs):
+            if not live[i]:
+                continue
+            e.step(int(actions[i]))
+            rew = np.array([e.rewards[a] for a in e.possible_agents], np.float32)
+            np.testing.assert_allclose(rew, out.rewards[i], err_msg=where, atol=1e-6)
+            ended = any(e.terminations.values()) or any(e.truncations.values())
+            assert out.terminated[i] == any(e.terminations.values()), where
+            assert out.truncated[i] == any(e.truncations.values()), where
+            if ended:
+                final = e.observe(movers[i])["observation"]
+                np.testing.assert_array_equal(final, out.final_observation[i], where)
+                fresh = make(env_id, wrapped=False, **options)
+                fresh.reset(seed=seed + i + b)
+                o = fresh.observe(fresh.agent_selection)["observation"]
+                np.testing.assert_array_equal(o, out.observation[i], f"{where} restart")
+                live[i] = False
+        if not live.any():
+            return
+    raise AssertionError(f"{where}: games did not end within {max_steps} steps")
+
+
+def check_random_play(
+    env_id: str, seeds: Iterable[int] = range(20), num_envs: int = 16,
+    max_steps: int = 5000, **options: Any,
+) -> int:
+    """Random legal play to the end: invariants after every step, zero-sum results.
+
+    Returns the number of games finished (every row must finish at least one).
+    """
+    game = make_game(env_id, **options)
+    finished = 0
+    for s in seeds:
+        venv = make_vec(env_id, num_envs=num_envs, **options)
+        out = venv.reset(seed=s * num_envs)
+        rng = np.random.default_rng(s)
+        done_once = np.zeros(num_envs, bool)
+        for _ in range(max_steps):
+            actions = np.array([_legal_choice(rng, m) for m in out.action_mask])
+            out = venv.step(actions)
+            for i in range(num_envs):
+                game.check_invariants(venv.records[i])
+            ended = out.terminated | out.truncated
+            if out.terminated.any():
+                total = out.rewards[out.terminated].sum(axis=1)
+                if not getattr(game, "shaping", False):
+                    np.testing.assert_allclose(total, 0.0, atol=1e-5,
+                                               err_msg="final rewards are not zero-sum (C2)")
+            finished += int(ended.sum())
+            done_once |= ended
+            if done_once.all():
+                break
+        assert done_once.all(), f"{env_id} seed {s}: some games never ended"
+    return finished
+
+
+def check_state_roundtrip(
+    env_id: str, seeds: Iterable[int] = range(3), steps: int = 200, **options: Any
+) -> None:
+    """``to_dict`` -> JSON -> ``from_dict`` loses nothing, all game long.
+
+    One env is rebuilt from its JSON state before every step, a twin never is; both
+    must give the same dicts, observations, masks and rewards throughout.
+    """
+    for s in seeds:
+        rebuilt = make_vec(env_id, num_envs=1, **options)
+        twin = make_vec(env_id, num_envs=1, **options)
+        a, b = rebuilt.reset(seed=s), twin.reset(seed=s)
+        rng = np.random.default_rng(s)
+        for t in range(steps):
+            d = json.loads(json.dumps(rebuilt.state_dict(0)))
+            rebuilt.load_state_dict(0, d)
+            assert rebuilt.state_dict(0) == twin.state_dict(0), f"seed {s} step {t}: dicts differ"
+            np.testing.assert_array_equal(a.observation, b.observation)
+            np.testing.assert_array_equal(a.action_mask, b.action_mask)
+            act = np.array([_legal_choice(rng, b.action_mask[0])])
+            a, b = rebuilt.step(act), twin.step(act)
+            np.testing.assert_array_equal(a.rewards, b.rewards)
+            np.testing.assert_array_equal(a.terminated, b.terminated)
+
+
+def run_all(env_id: str, quick: bool = False, **options: Any) -> None:
+    """Every conformance check with the given game options."""
+    n = 3 if quick else 10
+    check_pettingzoo_api(env_id, num_cycles=100 if quick else 500, **options)
+    check_batch_matches_single(env_id, seeds=range(n // 3 + 1), **options)
+    check_random_play(env_id, seeds=range(n), **options)
+    check_state_roundtrip(env_id, seeds=range(2), **options)

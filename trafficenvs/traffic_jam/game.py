@@ -1,0 +1,306 @@
+"""Traffic Jam as a :class:`~trafficenvs.core.game.Game`: config, names, state dicts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from trafficenvs.core.game import Game
+from trafficenvs.traffic_jam import kernels as K
+from trafficenvs.traffic_jam.deck import Deck, DeckSpec, check_deck_fits, load_deck
+
+STATE_KEYS = {
+    "game", "num_players", "round", "trip", "stage", "to_move", "over", "moves", "rng",
+    "deck", "discard", "hands", "roads", "victory", "pending", "last_trip",
+}
+OPTIONAL_KEYS = {"moves", "rng", "last_trip", "over"}
+
+
+def expected_hand_size(rnd: int, trip: int, stage: int, to_move: int, seat: int, over: bool) -> int:
+    """Cards a seat holds at a decision point (6 dealt a round, 3 played a trip)."""
+    if over:
+        return 0
+    n = K.HAND_SIZE - 3 * trip
+    if stage == 1:
+        n -= 1
+    if seat < to_move:
+        n -= 1 if stage == 0 else 2
+    return n
+
+
+class TrafficJamGame(Game):
+    """Traffic Jam for 2-6 players (T1) with a given deck (T2).
+
+    Options: ``deck`` (None for the shipped default, a CSV/JSON path or a list of
+    rows) and ``shaping`` (give each player its joy points as reward when scored,
+    on top of the zero-sum result; off by default, C2).
+    """
+
+    name = "traffic_jam"
+    record_dtype = K.RECORD_DTYPE
+    min_players = 2
+    max_players = K.MAX_PLAYERS
+
+    def __init__(self, num_players: int = 4, deck: DeckSpec = None, shaping: bool = False):
+        self.num_players = self.check_num_players(num_players)
+        self.deck: Deck = load_deck(deck)
+        check_deck_fits(self.deck, self.num_players)
+        self.shaping = bool(shaping)
+        self.num_kinds = len(self.deck.kinds)
+        self.num_actions = K.num_actions(self.num_kinds)
+        self.obs_dim = K.obs_dim(self.num_players, self.num_kinds)
+        cfg = np.zeros(1, K.CFG_DTYPE)
+        c = cfg[0]
+        c["num_players"] = self.num_players
+        c["num_kinds"] = self.num_kinds
+        c["deck_size"] = self.deck.size
+        c["shaping"] = self.shaping
+        for i, (card, n) in enumerate(zip(self.deck.kinds, self.deck.counts)):
+            c["kind_time"][i] = card.time
+            c["kind_type"][i] = card.type
+            c["kind_cond"][i] = card.condition
+            c["kind_joy"][i] = card.joy
+            c["kind_count"][i] = n
+        self.cfg = cfg
+
+    @property
+    def obs_high(self) -> float:
+        total_joy = sum(c.joy * n for c, n in zip(self.deck.kinds, self.deck.counts))
+        return float(max(self.deck.size, total_joy, 1))
+
+    # -- names -----------------------------------------------------------------
+    def decode(self, action: int) -> tuple[int, int | None]:
+        """``(card, None)`` for a stage-1 action, ``(car, surprise)`` for stage 2."""
+        k = self.num_kinds
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} out of range 0..{self.num_actions - 1}")
+        if action < k:
+            return action, None
+        car, sur = divmod(action - k, k)
+        return car, sur
+
+    def action_name(self, rec: np.void, action: int) -> str:
+        a, b = self.decode(int(action))
+        kinds = self.deck.kinds
+        if b is None:
+            return f"play {kinds[a].label}"
+        return f"car on {kinds[a].label}, surprise {kinds[b].label}"
+
+    def scores(self, rec: np.void) -> np.ndarray:
+        return rec["joy"][: self.num_players].astype(np.float64)
+
+    # -- state dicts -----------------------------------------------------------
+    def _names(self, counts: np.ndarray) -> list[str]:
+        out: list[str] = []
+        for k in range(self.num_kinds):
+            out += [self.deck.kinds[k].name] * int(counts[k])
+        return out
+
+    def _opt(self, k: int) -> str | None:
+        return None if k < 0 else self.deck.kinds[k].name
+
+    def to_dict(self, rec: np.void) -> dict[str, Any]:
+        n = self.num_players
+        times = K.TIMES
+        return {
+            "game": self.name,
+            "num_players": n,
+            "round": int(rec["round"]),
+            "trip": int(rec["trip"]),
+            "stage": int(rec["stage"]),
+            "to_move": int(rec["cur"]),
+            "over": bool(rec["over"]),
+            "moves": int(rec["moves"]),
+            "rng": {"key": int(rec["rng_key"]), "counter": int(rec["rng_ctr"])},
+            "deck": [self.deck.kinds[k].name for k in rec["deck"][: rec["deck_n"]]],
+            "discard": self._names(rec["discard"]),
+            "hands": [self._names(rec["hand"][p]) for p in range(n)],
+            "roads": self._names(rec["road"]),
+            "victory": [self._names(rec["victory"][p]) for p in range(n)],
+            "pending": [
+                {
+                    "first": self._opt(rec["pick1"][p]),
+                    "car": self._opt(rec["pick_car"][p]),
+                    "surprise": self._opt(rec["pick_sur"][p]),
+                }
+                for p in range(n)
+            ],
+            "last_trip": {
+                "jam": {
+                    times[t]: (None if rec["last_jam"][t] < 0 else bool(rec["last_jam"][t]))
+                    for t in range(3)
+                },
+                "cars": [self._opt(rec["last_car"][p]) for p in range(n)],
+                "scored": [
+                    None if rec["last_scored"][p] < 0 else bool(rec["last_scored"][p])
+                    for p in range(n)
+                ],
+            },
+        }
+
+    def _counts(self, names: Any, what: str) -> np.ndarray:
+        if not isinstance(names, list):
+            raise ValueError(f"{what} must be a list of card names")
+        out = np.zeros(K.MAX_KINDS, np.int64)
+        for name in names:
+            out[self.deck.index(name)] += 1
+        return out
+
+    def from_dict(self, state: dict[str, Any]) -> np.ndarray:
+        if not isinstance(state, dict):
+            raise TypeError("a state is a dict")
+        unknown = set(state) - STATE_KEYS
+        missing = STATE_KEYS - OPTIONAL_KEYS - set(state)
+        if unknown or missing:
+            raise ValueError(
+                f"state dict: unknown keys {sorted(unknown)}, missing {sorted(missing)}"
+            )
+        if state["game"] != self.name:
+            raise ValueError(f"state is of game {state['game']!r}, not {self.name!r}")
+        n = self.num_players
+        if state["num_players"] != n:
+            raise ValueError(f"state has {state['num_players']} players, this env {n}")
+        rnd, trip, stage, cur = (state[k] for k in ("round", "trip", "stage", "to_move"))
+        over = bool(state.get("over", False))
+        for key, val, hi in (("round", rnd, 3), ("trip", trip, 2), ("stage", stage, 2),
+                             ("to_move", cur, n)):
+            if not isinstance(val, int) or not 0 <= val < hi:
+                raise ValueError(f"{key} must be an int in 0..{hi - 1}, got {val!r}")
+        if over and (rnd, trip, stage, cur) != (2, 1, 0, 0):
+            raise ValueError("a finished game has round 2, trip 1, stage 0, to_move 0")
+        for key in ("hands", "victory", "pending"):
+            if not isinstance(state[key], list) or len(state[key]) != n:
+                raise ValueError(f"{key} must be a list with one entry per player")
+
+        recs = self.new_records(1)
+        r = recs[0]
+        rng = state.get("rng", {"key": 0, "counter": 0})
+        if set(rng) != {"key", "counter"}:
+            raise ValueError("rng must be {'key': int, 'counter': int}")
+        r["rng_key"] = np.uint64(rng["key"])
+        r["rng_ctr"] = np.uint64(rng["counter"])
+        r["moves"] = int(state.get("moves", 0))
+        r["round"], r["trip"], r["stage"], r["cur"], r["over"] = rnd, trip, stage, cur, over
+
+        total = np.zeros(K.MAX_KINDS, np.int64)
+        deck = state["deck"]
+        if not isinstance(deck, list):
+            raise ValueError("deck must be a list of card names (top of the deck last)")
+        for i, name in enumerate(deck):
+            r["deck"][i] = self.deck.index(name)
+            total[r["deck"][i]] += 1
+        r["deck_n"] = len(deck)
+        disc = self._counts(state["discard"], "discard")
+        r["discard"][:] = disc
+        r["discard_n"] = disc.sum()
+        road = self._counts(state["roads"], "roads")
+        r["road"][:] = road
+        total += disc + road
+        for p in range(n):
+            h = self._counts(state["hands"][p], f"hands[{p}]")
+            want = expected_hand_size(rnd, trip, stage, cur, p, over)
+            if h.sum() != want:
+                raise ValueError(f"hands[{p}] holds {h.sum()} cards; at this point it holds {want}")
+            r["hand"][p] = h
+            r["hand_n"][p] = h.sum()
+            v = self._counts(state["victory"][p], f"victory[{p}]")
+            trips_done = 6 if over else 2 * rnd + trip
+            if v.sum() > trips_done:
+                raise ValueError(f"victory[{p}] has {v.sum()} cards after {trips_done} trips")
+            r["victory"][p] = v
+            r["vcount"][p] = v.sum()
+            r["joy"][p] = sum(int(v[k]) * c.joy for k, c in enumerate(self.deck.kinds))
+            total += h + v
+        r["vtotal"][:] = r["victory"][:n].sum(axis=0)
+
+        on_road = 0 if stage == 0 else n
+        if road.sum() != on_road:
+            raise ValueError(f"roads hold {road.sum()} cards; at stage {stage} they hold {on_road}")
+        for p, pend in enumerate(state["pending"]):
+            if not isinstance(pend, dict) or set(pend) != {"first", "car", "surprise"}:
+                raise ValueError(f"pending[{p}] must have the keys first, car, surprise")
+            chose = p < cur and not over
+            want_first = chose and stage == 0
+            want_pair = chose and stage == 1
+            has = {key: pend[key] is not None for key in pend}
+            if (has["first"], has["car"], has["surprise"]) != (want_first, want_pair, want_pair):
+                raise ValueError(f"pending[{p}] does not match stage {stage}, to_move {cur}")
+            for field, key in (("pick1", "first"), ("pick_car", "car"), ("pick_sur", "surprise")):
+                k = -1 if pend[key] is None else self.deck.index(pend[key])
+                r[field][p] = k
+                if k >= 0:
+                    total[k] += 1
+        comp = np.zeros(K.MAX_KINDS, np.int64)
+        comp[: self.num_kinds] = self.deck.counts
+        if not np.array_equal(total, comp):
+            diff = {self.deck.kinds[k].name: int(total[k] - comp[k])
+                    for k in range(self.num_kinds) if total[k] != comp[k]}
+            raise ValueError(f"cards are not conserved (extra(+)/missing(-) per card: {diff})")
+
+        last = state.get("last_trip")
+        r["last_jam"][:] = -1
+        r["last_car"][:] = -1
+        r["last_scored"][:] = -1
+        if last is not None:
+            if set(last) != {"jam", "cars", "scored"}:
+                raise ValueError("last_trip must have the keys jam, cars, scored")
+            for t, tname in enumerate(K.TIMES):
+                j = last["jam"].get(tname)
+                r["last_jam"][t] = -1 if j is None else int(bool(j))
+            for p in range(n):
+                c = last["cars"][p]
+                r["last_car"][p] = -1 if c is None else self.deck.index(c)
+                s = last["scored"][p]
+                r["last_scored"][p] = -1 if s is None else int(bool(s))
+        if over:
+            joy, cnt = r["joy"][:n], r["vcount"][:n]
+            best = max(zip(joy, cnt))
+            r["winner"][:n] = [(a, b) == best for a, b in zip(joy, cnt)]
+        return recs
+
+    # -- checks ----------------------------------------------------------------
+    def check_invariants(self, rec: np.void) -> None:
+        n = self.num_players
+        kk = self.num_kinds
+        total = np.zeros(kk, np.int64)
+        for k in rec["deck"][: rec["deck_n"]]:
+            assert k < kk, "deck holds an unknown card"
+            total[k] += 1
+        i64 = np.int64
+        total += rec["discard"][:kk].astype(i64) + rec["road"][:kk].astype(i64)
+        total += rec["hand"][:n, :kk].sum(0, dtype=i64) + rec["victory"][:n, :kk].sum(0, dtype=i64)
+        for f in ("pick1", "pick_car", "pick_sur"):
+            for k in rec[f][:n]:
+                if k >= 0:
+                    total[k] += 1
+        assert np.array_equal(total, self.deck.counts), f"cards not conserved: {total}"
+        assert rec["discard_n"] == rec["discard"].sum(), "discard count"
+        assert np.array_equal(rec["hand_n"][:n], rec["hand"][:n].sum(1)), "hand counts"
+        assert np.array_equal(rec["vcount"][:n], rec["victory"][:n].sum(1)), "victory counts"
+        assert np.array_equal(rec["vtotal"], rec["victory"].sum(0)), "victory totals"
+        joys = np.array([c.joy for c in self.deck.kinds])
+        assert np.array_equal(rec["joy"][:n], rec["victory"][:n, :kk].astype(i64) @ joys), "joy"
+        cur, over = int(rec["cur"]), bool(rec["over"])
+        assert 0 <= cur < n
+        for p in range(n):
+            want = expected_hand_size(rec["round"], rec["trip"], rec["stage"], cur, p, over)
+            assert rec["hand_n"][p] == want, f"seat {p} holds {rec['hand_n'][p]} cards, not {want}"
+        assert rec["road"].sum() == (n if rec["stage"] == 1 else 0), "road cards"
+        assert rec["vcount"][:n].max() <= 6
+
+    # -- renders ---------------------------------------------------------------
+    def render_ansi(self, rec: np.void, seat: int | None) -> str:
+        from trafficenvs.traffic_jam.render import render_text
+
+        return render_text(self, rec, seat)
+
+    def render_rgb(self, rec: np.void, seat: int | None) -> np.ndarray:
+        from trafficenvs.traffic_jam.render import render_image
+
+        return render_image(self, rec, seat)
+
+    def kinds_on(self, counts: np.ndarray) -> Counter:
+        """Counter of card kinds (indices) from a count vector."""
+        return Counter({k: int(counts[k]) for k in range(self.num_kinds) if counts[k]})
