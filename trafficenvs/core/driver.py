@@ -137,27 +137,49 @@ def single_status(recs, cfg):
     return k_current_player(r, c), k_is_over(r, c)
 
 
+_ONES = np.uint64(0x0101010101010101)
+_S56 = np.uint64(56)
+
+
 @njit(cache=True, inline="never")
 def _pick_legal(mask_row, rec):
-    """A uniformly random legal action of one mask row, drawn from ``rec``'s RNG."""
+    """A uniformly random legal action of one mask row, drawn from ``rec``'s RNG.
+
+    Counts 8 mask bytes at a time (a bool is one byte, 0 or 1: a multiply sums the
+    eight of them); the tail that does not fill a word is counted byte by byte.
+    """
+    a = mask_row.shape[0]
+    nw = a // 8
+    words = mask_row[: nw * 8].view(np.uint64)
     n = 0
-    for a in range(mask_row.shape[0]):
-        if mask_row[a]:
-            n += 1
+    for w in range(nw):
+        n += np.int64((words[w] * _ONES) >> _S56)
+    for b in range(nw * 8, a):
+        n += np.int64(mask_row[b])
     if n == 0:
         return -1
     k = rng_below(rec, n)
-    for a in range(mask_row.shape[0]):
-        if mask_row[a]:
+    for w in range(nw):
+        c = np.int64((words[w] * _ONES) >> _S56)
+        if k >= c:
+            k -= c
+            continue
+        for b in range(w * 8, w * 8 + 8):
+            if mask_row[b]:
+                if k == 0:
+                    return b
+                k -= 1
+    for b in range(nw * 8, a):
+        if mask_row[b]:
             if k == 0:
-                return a
+                return b
             k -= 1
     return -1
 
 
 @njit(cache=True, parallel=True)
 def sample_legal(mask, states, out):
-    """Uniform random legal action per row of ``mask`` (bool ``(B, A)``).
+    """Uniform random legal action per row of ``mask`` (bool ``(B, A)``, C-contiguous).
 
     ``states`` is a ``(B,)`` array of RNG records (``rng_key``/``rng_ctr``), one per
     row, so sampling is as reproducible as the games themselves. Rows with no legal

@@ -84,6 +84,7 @@ RECORD_DTYPE = np.dtype(
         ("last_car", np.int8, MAX_PLAYERS),
         ("last_scored", np.int8, MAX_PLAYERS),
         ("winner", np.uint8, MAX_PLAYERS),
+        ("scratch", np.uint8, HAND_SIZE),  # kernel work space, not game state
     ],
     align=True,
 )
@@ -209,20 +210,25 @@ def legal_mask(rec, cfg, out):
     if rec.over:
         return
     K = cfg.num_kinds
-    p = rec.cur
+    hand = rec.hand[rec.cur]
     if rec.stage == 0:
         for k in range(K):
-            if rec.hand[p, k] > 0:
+            if hand[k] > 0:
                 out[k] = 1
         return
-    for car in range(K):
-        hc = rec.hand[p, car]
-        if hc == 0:
-            continue
+    # Stage 2: ordered pairs over the (at most 5) kinds in hand, listed once.
+    held = rec.scratch
+    n = 0
+    for k in range(K):
+        if hand[k] > 0:
+            held[n] = k
+            n += 1
+    for i in range(n):
+        car = np.int64(held[i])
         base = K + car * K
-        for sur in range(K):
-            hs = rec.hand[p, sur]
-            if hs >= 2 or (hs == 1 and sur != car):
+        for j in range(n):
+            sur = np.int64(held[j])
+            if sur != car or hand[car] >= 2:
                 out[base + sur] = 1
 
 
