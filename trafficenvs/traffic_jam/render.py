@@ -110,8 +110,11 @@ def render_image(game: TrafficJamGame, rec: np.void, seat: int | None) -> np.nda
         d.text((14, y + 4), f"{tname}", fill=(0, 0, 0), font=font)
         d.text((14, y + lane_h - 22), status, fill=(90, 0, 0) if size > n else (0, 70, 0),
                font=font)
-        for i, k in enumerate(_cards(game, rec["road"], t)[:10]):
-            _draw_card(d, font, 110 + i * (CARD_W + GAP), y + 6, game, k)
+        lane = _cards(game, rec["road"], t)
+        room = 40 + 12 * (CARD_W + GAP) - 110 - CARD_W
+        dx = min(CARD_W + GAP, room // max(1, len(lane) - 1))  # overlap a crowded road
+        for i, k in enumerate(lane):
+            _draw_card(d, font, 110 + i * dx, y + 6, game, k)
     v = _viewer(game, rec, seat)
     y = 50 + 3 * lane_h + 10
     d.text((12, y), f"hand of player_{v}", fill=SEAT_COLOURS[v], font=font)
