@@ -24,11 +24,17 @@ _PKG = Path(__file__).resolve().parent
 
 
 def source_hash() -> str:
-    """Hash of every Python file of the package (names and contents)."""
+    """Hash of the package's numba code: every Python file that mentions numba.
+
+    Files without numba (renders, adapters, benchmarks, agents) cannot change what
+    is compiled, so editing them keeps the cache.
+    """
     h = hashlib.sha256()
     for path in sorted(_PKG.rglob("*.py")):
-        h.update(str(path.relative_to(_PKG)).encode())
-        h.update(path.read_bytes())
+        data = path.read_bytes()
+        if b"numba" in data:
+            h.update(str(path.relative_to(_PKG)).encode())
+            h.update(data)
     return h.hexdigest()[:16]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.core.rng import rng_below, rng_next
+from trafficenvs.core.rng import rng_next
 from trafficenvs.core.verbs import (
     k_current_player,
     k_init,
@@ -139,11 +139,12 @@ def single_status(recs, cfg):
 
 _ONES = np.uint64(0x0101010101010101)
 _S56 = np.uint64(56)
+_S32 = np.uint64(32)
 
 
 @njit(cache=True, inline="never")
-def _pick_legal(mask_row, rec):
-    """A uniformly random legal action of one mask row, drawn from ``rec``'s RNG.
+def _pick_legal(mask_row, bits):
+    """The legal action of one mask row chosen by 64 random ``bits`` (uniform), or -1.
 
     Counts 8 mask bytes at a time (a bool is one byte, 0 or 1: a multiply sums the
     eight of them); the tail that does not fill a word is counted byte by byte.
@@ -158,7 +159,7 @@ def _pick_legal(mask_row, rec):
         n += np.int64(mask_row[b])
     if n == 0:
         return -1
-    k = rng_below(rec, n)
+    k = np.int64(((bits >> _S32) * np.uint64(n)) >> _S32)
     for w in range(nw):
         c = np.int64((words[w] * _ONES) >> _S56)
         if k >= c:
@@ -186,7 +187,7 @@ def sample_legal(mask, states, out):
     action get -1.
     """
     for i in prange(mask.shape[0]):
-        out[i] = _pick_legal(mask[i], states[i])
+        out[i] = _pick_legal(mask[i], rng_next(states[i]))
 
 
 @njit(cache=True, parallel=True)
@@ -202,7 +203,7 @@ def play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
         m = mask[i]
         for _ in range(steps):
             k_legal_mask(r, cfg[0], m)
-            a = _pick_legal(m, r)
+            a = _pick_legal(m, rng_next(r))
             k_step(r, cfg[0], a)
             r.moves += 1
             if k_is_over(r, cfg[0]):
@@ -217,9 +218,10 @@ RNG_DTYPE = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64)])
 
 def rng_states(n: int, seed: int) -> np.ndarray:
     """``n`` independent generator records for :func:`sample_legal`, keyed from ``seed``."""
+    from trafficenvs.core.game import as_kernel_array
     from trafficenvs.core.rng import rng_seed_array
 
-    st = np.zeros(n, RNG_DTYPE)
+    st = as_kernel_array(np.zeros(n, RNG_DTYPE))
     rng_seed_array(st, np.uint64(seed))
     return st
 
@@ -227,5 +229,5 @@ def rng_states(n: int, seed: int) -> np.ndarray:
 __all__ = [
     "batch_reset", "batch_step", "count_illegal", "illegal_rows", "single_reset",
     "single_step", "single_observe", "single_status", "sample_legal", "play_random",
-    "rng_states", "rng_next",
+    "rng_states",
 ]

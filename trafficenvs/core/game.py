@@ -12,9 +12,55 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
 
 from trafficenvs.core import driver
+
+
+class _FieldRecord:
+    """One record with attribute access to its fields (``rec.hand``), as numba gives.
+
+    Used only under ``NUMBA_DISABLE_JIT=1``; unlike ``np.record`` it never confuses a
+    field with a numpy method (a field called ``round`` stays a field).
+    """
+
+    __slots__ = ("_v",)
+
+    def __init__(self, v: np.void):
+        object.__setattr__(self, "_v", v)
+
+    def __getattr__(self, name: str):
+        if name == "dtype":
+            return self._v.dtype
+        try:
+            return self._v[name]
+        except (KeyError, ValueError):
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value) -> None:
+        self._v[name] = value
+
+    def __getitem__(self, name: str):
+        return self._v[name]
+
+    def __setitem__(self, name: str, value) -> None:
+        self._v[name] = value
+
+
+class _FieldArray(np.ndarray):
+    """A structured array whose scalar items are :class:`_FieldRecord` views."""
+
+    def __getitem__(self, key):
+        item = np.ndarray.__getitem__(self.view(np.ndarray), key)
+        if isinstance(item, np.void):
+            return _FieldRecord(item)
+        return item.view(_FieldArray) if isinstance(item, np.ndarray) else item
+
+
+def as_kernel_array(arr: np.ndarray) -> np.ndarray:
+    """A structured array as kernels take it: itself, or (without JIT) field-attribute rows."""
+    return arr.view(_FieldArray) if numba.config.DISABLE_JIT else arr
 
 
 class Game(abc.ABC):
@@ -32,8 +78,15 @@ class Game(abc.ABC):
     num_players: int
     num_actions: int
     obs_dim: int
-    #: the configuration record, as a 1-element array (kernels read ``cfg[0]``)
-    cfg: np.ndarray
+
+    @property
+    def cfg(self) -> np.ndarray:
+        """The configuration record, as a 1-element array (kernels read ``cfg[0]``)."""
+        return self._cfg
+
+    @cfg.setter
+    def cfg(self, value: np.ndarray) -> None:
+        self._cfg = as_kernel_array(value)
 
     @classmethod
     def env_id(cls) -> str:
@@ -51,7 +104,12 @@ class Game(abc.ABC):
 
     # -- records ---------------------------------------------------------------
     def new_records(self, n: int) -> np.ndarray:
-        return np.zeros(n, self.record_dtype)
+        """``n`` zeroed records (set-up happens in ``init``).
+
+        Under ``NUMBA_DISABLE_JIT=1`` rows give attribute access to fields
+        (``rec.hand``), so the kernels run unchanged as plain Python.
+        """
+        return as_kernel_array(np.zeros(n, self.record_dtype))
 
     def new_game(self, seed: int) -> np.ndarray:
         """A 1-element record array holding a freshly set-up game."""

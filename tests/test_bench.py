@@ -1,0 +1,48 @@
+"""The benchmark harness runs (so it cannot rot); it asserts on shape, never on speed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trafficenvs.bench import report
+from trafficenvs.bench.run import main
+
+
+@pytest.fixture(scope="module")
+def quick_result(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    assert main(["traffic_jam", "--quick", "--seconds", "0.05", "--out", str(out)]) == 0
+    return out, json.loads((out / "throughput_quick.json").read_text())
+
+
+def test_quick_benchmark_writes_json_with_every_figure(quick_result):
+    out, res = quick_result
+    g = res["games"]["traffic_jam"]
+    assert {v["batch"] for v in g["vector"]} == {1, 256}
+    for v in g["vector"]:
+        assert v["env_steps_per_s"] > 0 and v["kernel_steps_per_s"] > 0
+    assert g["aec"]["env()"] > 0 and g["aec"]["raw"] > 0
+    assert g["nojit"]["env_steps_per_s"] > 0
+    assert g["startup"]["warm"]["total_s"] > 0
+    assert g["sizes"]["record_bytes"] == 744
+    assert res["peers"]["connect_four_v3"]["env()"] > 0
+    assert res["bandwidth"]["copy_gib_per_s"] > 0
+
+
+def test_quick_benchmark_draws_a_plot(quick_result):
+    pytest.importorskip("matplotlib")  # part of the bench extra
+    out, _ = quick_result
+    png = out / "throughput_quick.png"
+    assert png.exists() and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_readme_table_is_regenerated_from_the_json(quick_result, tmp_path):
+    out, res = quick_result
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.START}\nold\n{report.END}\noutro\n")
+    report.update_readme(out / "throughput_quick.json", readme)
+    text = readme.read_text()
+    assert "old" not in text and "| traffic_jam |" in text and text.endswith("outro\n")
+    assert "connect_four_v3" in text

@@ -1,0 +1,1 @@
+"""Throughput benchmarks (``trafficenvs bench``); see ``run.py``."""

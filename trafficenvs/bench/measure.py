@@ -1,0 +1,206 @@
+"""The measurements of one game: AEC loop, vectorised env, kernel-only, start-up, memory.
+
+Every rate is steps (single-player moves) per second of wall time. Each figure runs
+for ``seconds`` after a warm-up, so compile time never enters a rate; start-up
+(import + first steps) is measured apart in new processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+
+
+def aec_loop(env: Any, seconds: float, seed: int = 0) -> float:
+    """Steps/s of the loop PettingZoo users write: ``agent_iter``, ``last``, masked
+    ``action_space.sample``, ``step``; games are reset until ``seconds`` have passed."""
+    steps = 0
+    env.reset(seed=seed)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(seed)
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while True:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            action = None if term or trunc else env.action_space(agent).sample(obs["action_mask"])
+            env.step(action)
+            steps += 1
+        if time.perf_counter() > deadline:
+            break
+        seed += 1
+        env.reset(seed=seed)
+    return steps / (time.perf_counter() - t0)
+
+
+def bench_aec(game: str, options: dict, seconds: float) -> dict[str, float]:
+    """The AEC env with ``env()``-style wrappers and raw."""
+    import trafficenvs
+
+    return {
+        "env()": aec_loop(trafficenvs.make(game, **options), seconds),
+        "raw": aec_loop(trafficenvs.make(game, wrapped=False, **options), seconds),
+    }
+
+
+def _timed(fn, seconds: float) -> tuple[int, float]:
+    """Call ``fn()`` (which returns a step count) until ``seconds`` pass."""
+    n = 0
+    t0 = time.perf_counter()
+    while True:
+        n += fn()
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return n, dt
+
+
+def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float) -> dict:
+    """Vectorised env with random legal actions drawn in numba, and kernel-only play."""
+    import numba
+
+    import trafficenvs
+    from trafficenvs.core import driver
+
+    numba.set_num_threads(threads)
+    venv = trafficenvs.make_vec(game, num_envs=batch, **options)
+    out = venv.reset(seed=0)
+    states = driver.rng_states(batch, 1)
+    actions = np.zeros(batch, np.int64)
+    calls = max(1, 20_000 // batch)
+
+    def env_steps() -> int:
+        nonlocal out
+        for _ in range(calls):
+            driver.sample_legal(out.action_mask, states, actions)
+            out = venv.step(actions)
+        return calls * batch
+
+    env_steps()  # warm caches and the thread pool
+    n, dt = _timed(env_steps, seconds)
+    env_rate = n / dt
+    mask = np.zeros((batch, venv.num_actions), np.bool_)
+    seeds = np.arange(batch, dtype=np.uint64)
+    stride = np.uint64(batch)
+    per_call = max(1, 100_000 // batch)
+
+    def kernel_steps() -> int:
+        driver.play_random(venv.records, venv.game.cfg, seeds, stride, venv.num_players,
+                           per_call, mask)
+        return per_call * batch
+
+    kernel_steps()
+    n, dt = _timed(kernel_steps, seconds)
+    return {
+        "batch": batch, "threads": threads, "env_steps_per_s": env_rate,
+        "kernel_steps_per_s": n / dt,
+    }
+
+
+def sizes(game: str, options: dict) -> dict[str, int]:
+    """Bytes per game record, and observation + mask bytes written per step."""
+    import trafficenvs
+
+    g = trafficenvs.make_game(game, **options)
+    return {
+        "record_bytes": g.record_dtype.itemsize,
+        "obs_dim": g.obs_dim,
+        "num_actions": g.num_actions,
+        "obs_mask_bytes_per_step": 4 * g.obs_dim + g.num_actions,
+    }
+
+
+def _subprocess(code: str, env: dict[str, str] | None = None) -> dict:
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"benchmark subprocess failed:\n{res.stderr[-2000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+_STARTUP = """
+import json, time, numpy as np
+t0 = time.perf_counter()
+import trafficenvs
+t1 = time.perf_counter()
+v = trafficenvs.make_vec({game!r}, num_envs=2, **{options!r})
+o = v.reset(seed=0)
+v.step(np.array([np.flatnonzero(m)[0] for m in o.action_mask]))
+e = trafficenvs.make({game!r}, **{options!r}); e.reset(seed=0)
+e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+t2 = time.perf_counter()
+print(json.dumps({{"import_s": t1 - t0, "first_steps_s": t2 - t1, "total_s": t2 - t0}}))
+"""
+
+
+def bench_startup(game: str, options: dict, cold: bool = True) -> dict[str, Any]:
+    """Import + first vectorised and AEC steps in a new process.
+
+    Cold: an empty numba cache (everything compiles); warm: a second process that
+    finds the cache filled. Without ``cold`` only warm is measured, on the cache in
+    use (``--quick``).
+    """
+    code = _STARTUP.format(game=game, options=options)
+    if not cold:
+        _subprocess(code)  # make sure the cache is filled
+        return {"warm": _subprocess(code)}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        return {"cold": _subprocess(code, env), "warm": _subprocess(code, env)}
+
+
+_NOJIT = """
+import json, time, warnings, numpy as np
+warnings.simplefilter("ignore")
+import trafficenvs
+from trafficenvs.core import driver
+v = trafficenvs.make_vec({game!r}, num_envs=8, **{options!r})
+o = v.reset(seed=0)
+st = driver.rng_states(8, 1); a = np.zeros(8, np.int64)
+n = 0; t0 = time.perf_counter()
+while time.perf_counter() - t0 < {seconds}:
+    driver.sample_legal(o.action_mask, st, a); o = v.step(a); n += 8
+print(json.dumps({{"env_steps_per_s": n / (time.perf_counter() - t0)}}))
+"""
+
+
+def bench_nojit(game: str, options: dict, seconds: float) -> dict[str, float]:
+    """The same kernels as plain Python (``NUMBA_DISABLE_JIT=1``), batch 8."""
+    code = _NOJIT.format(game=game, options=options, seconds=seconds)
+    return _subprocess(code, dict(os.environ, NUMBA_DISABLE_JIT="1"))
+
+
+_MEMORY = """
+import json, resource, numpy as np
+import trafficenvs
+from trafficenvs.core import driver
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+v = trafficenvs.make_vec({game!r}, num_envs={batch}, **{options!r})
+o = v.reset(seed=0)
+st = driver.rng_states({batch}, 1); a = np.zeros({batch}, np.int64)
+for _ in range(50):
+    driver.sample_legal(o.action_mask, st, a); o = v.step(a)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"peak_rss_mib": after / 1024, "env_mib": (after - before) / 1024}}))
+"""
+
+
+def bench_memory(game: str, options: dict, batch: int = 16384) -> dict[str, float]:
+    """Peak resident memory of a process stepping a batch (and the env's share of it)."""
+    return {"batch": batch, **_subprocess(_MEMORY.format(game=game, options=options,
+                                                         batch=batch))}
+
+
+def memory_bandwidth(mib: int = 256) -> dict[str, float]:
+    """GiB/s of a large array copy (one thread, numpy), the machine's yardstick."""
+    a = np.ones(mib * 2**20 // 8)
+    b = np.empty_like(a)
+    np.copyto(b, a)
+    n, dt = _timed(lambda: (np.copyto(b, a), 1)[1], 1.0)
+    return {"copy_gib_per_s": n * a.nbytes / dt / 2**30}

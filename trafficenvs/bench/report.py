@@ -1,0 +1,166 @@
+"""Turning a benchmark JSON into a text table, a markdown table, a plot, the README.
+
+``python -m benchmarks.report [benchmarks/results/throughput.json]`` rewrites the
+README's table between ``<!-- bench:start -->`` and ``<!-- bench:end -->``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def _m(x: float) -> str:
+    return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.1f} k"
+
+
+def _vec(game: dict, batch: int, threads: int) -> dict | None:
+    for v in game["vector"]:
+        if v["batch"] == batch and v["threads"] == threads:
+            return v
+    return None
+
+
+def headline(result: dict[str, Any], name: str) -> dict[str, Any]:
+    """The figures the targets speak of, for one game."""
+    g = result["games"][name]
+    peers = result["peers"]
+    c4 = peers.get("connect_four_v3")
+    pgx = peers.get("pgx_connect_four")
+    best = max(g["vector"], key=lambda v: (v["batch"] == 4096, v["threads"]))
+    out = {"vec_4096": best["env_steps_per_s"], "vec_threads": best["threads"],
+           "vec_batch": best["batch"], "kernel_4096": best["kernel_steps_per_s"],
+           "aec_env": g["aec"]["env()"], "aec_raw": g["aec"]["raw"],
+           "nojit": g["nojit"]["env_steps_per_s"]}
+    if c4:
+        out["aec_vs_c4"] = g["aec"]["env()"] / c4["env()"]
+    if pgx and str(best["batch"]) in pgx["batches"]:
+        out["vec_vs_pgx"] = best["env_steps_per_s"] / pgx["batches"][str(best["batch"])][
+            "steps_per_s"]
+    bw = result["bandwidth"]["copy_gib_per_s"] * 2**30
+    out["obs_mask_share_of_copy_bw"] = best["env_steps_per_s"] * g["sizes"][
+        "obs_mask_bytes_per_step"] / bw
+    return out
+
+
+def text_table(result: dict[str, Any]) -> str:
+    m = result["machine"]
+    lines = [f"{m['date']}  {m['cpu']}  {m['cores']} cores  numba {m['numba']} "
+             f"({m['threading_layer']})  copy {result['bandwidth']['copy_gib_per_s']:.1f} GiB/s"]
+    c4 = result["peers"].get("connect_four_v3")
+    if c4:
+        lines.append(f"PettingZoo connect_four_v3 AEC: env() {c4['env()']:,.0f}/s  "
+                     f"raw {c4['raw']:,.0f}/s")
+    pgx = result["peers"].get("pgx_connect_four")
+    if pgx:
+        for b, v in pgx["batches"].items():
+            lines.append(f"pgx connect_four batch {b}: {v['steps_per_s']:,.0f}/s "
+                         f"(compile {v['compile_s']:.1f} s)")
+    for name, g in result["games"].items():
+        s = g["sizes"]
+        lines.append("")
+        lines.append(f"== {name} {g['options']}: record {s['record_bytes']} B, "
+                     f"obs+mask {s['obs_mask_bytes_per_step']} B/step")
+        st = g["startup"]
+        cold = f"cold {st['cold']['total_s']:.1f} s, " if "cold" in st else ""
+        lines.append(f"start-up (import + first steps): {cold}warm {st['warm']['total_s']:.2f} s")
+        for kind, rate in g["aec"].items():
+            ref = f"  ({rate / c4[kind]:.2f}x connect_four_v3)" if c4 else ""
+            lines.append(f"AEC {kind:6s} {rate:>14,.0f}/s{ref}")
+        lines.append(f"pure Python (NUMBA_DISABLE_JIT=1, batch 8): "
+                     f"{g['nojit']['env_steps_per_s']:,.0f}/s")
+        if "memory" in g:
+            lines.append(f"peak memory at batch {g['memory']['batch']}: "
+                         f"{g['memory']['peak_rss_mib']:.0f} MiB")
+        lines.append(f"{'batch':>6} {'threads':>7} {'env steps/s':>14} {'kernel-only':>14}")
+        for v in g["vector"]:
+            lines.append(f"{v['batch']:>6} {v['threads']:>7} {v['env_steps_per_s']:>14,.0f} "
+                         f"{v['kernel_steps_per_s']:>14,.0f}")
+    return "\n".join(lines)
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    m = result["machine"]
+    c4 = result["peers"].get("connect_four_v3")
+    pgx = result["peers"].get("pgx_connect_four")
+    rows = [
+        "| game | vectorised env, batch 4096, 2 threads | kernel-only | vs pgx connect four "
+        "| AEC `env()` | vs PettingZoo connect four | pure Python | record | start-up warm |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, g in result["games"].items():
+        h = headline(result, name)
+        warm = g["startup"]["warm"]["total_s"]
+        rows.append(
+            f"| {name} | {_m(h['vec_4096'])}/s | {_m(h['kernel_4096'])}/s | "
+            f"{h.get('vec_vs_pgx', float('nan')):.2f}x | {_m(h['aec_env'])}/s | "
+            f"{h.get('aec_vs_c4', float('nan')):.2f}x | {_m(h['nojit'])}/s | "
+            f"{g['sizes']['record_bytes']} B | {warm:.2f} s |"
+        )
+    peers = []
+    if c4:
+        peers.append(f"PettingZoo `connect_four_v3` AEC `env()` loop {_m(c4['env()'])}/s")
+    if pgx:
+        peers.append("pgx connect four " + ", ".join(
+            f"batch {b}: {_m(v['steps_per_s'])}/s" for b, v in pgx["batches"].items()))
+    note = (f"\n\nMeasured {m['date']} on {m['cpu']} ({m['cores']} cores), Python "
+            f"{m['python']}, numba {m['numba']}; same run: " + "; ".join(peers) + ".")
+    return "\n".join(rows) + note
+
+
+def plot(result: dict[str, Any], path: Path) -> Path | None:
+    """Steps/s against batch size per game and thread count, with the peers."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for name, g in result["games"].items():
+        for t in sorted({v["threads"] for v in g["vector"]}):
+            vs = [v for v in g["vector"] if v["threads"] == t]
+            ax.plot([v["batch"] for v in vs], [v["env_steps_per_s"] for v in vs], marker="o",
+                    label=f"{name}, {t} thread{'s' if t > 1 else ''}")
+    pgx = result["peers"].get("pgx_connect_four")
+    if pgx:
+        bs = sorted(int(b) for b in pgx["batches"])
+        ax.plot(bs, [pgx["batches"][str(b)]["steps_per_s"] for b in bs], "k--", marker="s",
+                label="pgx connect four (JAX CPU)")
+    c4 = result["peers"].get("connect_four_v3")
+    if c4:
+        ax.axhline(c4["env()"], color="grey", ls=":", label="PettingZoo connect_four_v3 AEC")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch (games stepped together)")
+    ax.set_ylabel("steps per second (observation + mask every step)")
+    ax.set_title(f"trafficenvs throughput, {result['machine']['cores']} cores")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def update_readme(json_path: Path, readme: Path = Path("README.md")) -> None:
+    result = json.loads(json_path.read_text())
+    text = readme.read_text()
+    if START not in text or END not in text:
+        raise SystemExit(f"{readme} has no {START} ... {END} block")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    readme.write_text(f"{head}{START}\n{markdown_table(result)}\n{END}{tail}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    path = Path(argv[0]) if argv else Path("benchmarks/results/throughput.json")
+    update_readme(path)
+    print(f"README table updated from {path}")
+    return 0
