@@ -50,36 +50,45 @@ def batch_reset(recs, cfg, seeds, nplayers, obs, mask, cur):
 
 
 @njit(cache=True, parallel=True)
-def count_illegal(recs, cfg, actions):
-    """Number of rows whose action is illegal (checked before anything is changed)."""
+def count_illegal(recs, cfg, actions, active):
+    """Number of active rows whose action is illegal (checked before anything changes)."""
     n = 0
     for i in prange(recs.shape[0]):
-        if not k_is_legal(recs[i], cfg[0], actions[i]):
+        if active[i] and not k_is_legal(recs[i], cfg[0], actions[i]):
             n += 1
     return n
 
 
 @njit(cache=True)
-def illegal_rows(recs, cfg, actions):
-    """Indices of the rows whose action is illegal (the slow path for error messages)."""
-    c = cfg[0]
+def illegal_rows(recs, cfg, actions, active):
+    """Indices of the active rows whose action is illegal (for error messages)."""
     out = []
     for i in range(recs.shape[0]):
-        if not k_is_legal(recs[i], c, actions[i]):
+        if active[i] and not k_is_legal(recs[i], cfg[0], actions[i]):
             out.append(i)
     return out
 
 
 @njit(cache=True, parallel=True)
 def batch_step(
-    recs, cfg, actions, seeds, seed_stride, max_moves, nplayers,
-    obs, mask, cur, rewards, term, trunc, final_obs,
+    recs, cfg, actions, active, final_seat, seeds, seed_stride, max_moves, nplayers,
+    obs, mask, cur, rewards, term, trunc, final_obs, final_recs,
 ):
-    """Step every game with its action, auto-resetting the ones that end.
+    """Step every ``active`` game with its action, auto-resetting the ones that end.
 
-    ``max_moves <= 0`` disables truncation. Actions must be legal (see ``count_illegal``).
+    Inactive rows keep their record, observation, mask and player to move; their
+    rewards and end flags read zero (nothing happened there). A game that ends
+    writes its last observation from seat ``final_seat[i]`` (the mover where that is
+    negative) to ``final_obs[i]`` and a copy of its final record to ``final_recs[i]``.
+    ``max_moves <= 0`` disables truncation. Actions must be legal (``count_illegal``).
     """
     for i in prange(recs.shape[0]):
+        if not active[i]:
+            for j in range(nplayers):
+                rewards[i, j] = 0.0
+            term[i] = False
+            trunc[i] = False
+            continue
         r = recs[i]
         p = k_current_player(r, cfg[0])
         k_step(r, cfg[0], actions[i])
@@ -91,12 +100,33 @@ def batch_step(
         term[i] = done
         trunc[i] = cut
         if done or cut:
-            k_observe(r, cfg[0], p, final_obs[i])
+            s = final_seat[i]
+            k_observe(r, cfg[0], p if s < 0 else s, final_obs[i])
+            final_recs[i] = r
             seeds[i] += seed_stride
             _reset_row(r, cfg[0], seeds[i], nplayers)
         q = k_current_player(r, cfg[0])
         cur[i] = q
         k_observe(r, cfg[0], q, obs[i])
+        k_legal_mask(r, cfg[0], mask[i])
+
+
+@njit(cache=True, parallel=True)
+def batch_observe(recs, cfg, seats, out):
+    """``out[i]`` = game ``i`` seen from seat ``seats[i]`` (e.g. a learner mid-game)."""
+    for i in prange(recs.shape[0]):
+        k_observe(recs[i], cfg[0], seats[i], out[i])
+
+
+@njit(cache=True)
+def refresh_row(recs, cfg, i, obs, mask, cur):
+    """Rewrite row ``i``'s player to move, observation and mask from its record."""
+    r = recs[i]
+    q = k_current_player(r, cfg[0])
+    cur[i] = q
+    k_observe(r, cfg[0], q, obs[i])
+    mask[i, :] = False
+    if not k_is_over(r, cfg[0]):
         k_legal_mask(r, cfg[0], mask[i])
 
 
@@ -229,5 +259,6 @@ def rng_states(n: int, seed: int) -> np.ndarray:
 __all__ = [
     "batch_reset", "batch_step", "count_illegal", "illegal_rows", "single_reset",
     "single_step", "single_observe", "single_status", "sample_legal", "play_random",
+    "batch_observe", "refresh_row",
     "rng_states",
 ]

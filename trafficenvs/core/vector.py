@@ -3,8 +3,12 @@
 Each call steps every game by one move of the player to move in that game. Game
 ``i`` of ``reset(seed=s)`` is the same game as an AEC env reset with ``seed=s+i``;
 when a game ends it restarts at once with seed ``s + i + k*num_envs`` (k-th restart),
-and that step still returns its rewards and, in ``final_observation``, its last
-observation from the seat that made the final move.
+and that step still returns its rewards, its last observation in
+``final_observation`` (from the seat that made the final move, or a seat you
+choose) and a copy of its final record in ``final_records``.
+
+Agents that hold one seat per game step only some games (``active``): the rows
+where an opponent must move, say, while the others wait for the learner.
 
 Speed: the arrays in the returned :class:`VecStep` are the env's own buffers,
 written in place by the next ``reset``/``step`` (no copy per step). Call
@@ -40,6 +44,9 @@ class VecStep:
     truncated: np.ndarray
     #: ``(N, obs_dim)`` float32, valid in rows that ended on this step
     final_observation: np.ndarray
+    #: ``(N,)`` game records, valid in rows that ended on this step: the final game
+    #: (for scores and state dicts; ``env.game.scores(final_records[i])``)
+    final_records: np.ndarray
 
     def copy(self) -> VecStep:
         return VecStep(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
@@ -75,7 +82,10 @@ class TrafficVecEnv:
             terminated=np.zeros(n, np.bool_),
             truncated=np.zeros(n, np.bool_),
             final_observation=np.zeros((n, game.obs_dim), np.float32),
+            final_records=game.new_records(n),
         )
+        self._all = np.ones(n, np.bool_)
+        self._mover = np.full(n, -1, np.int64)
         self._ready = False
 
     def reset(self, seed: int | None = None) -> VecStep:
@@ -96,31 +106,64 @@ class TrafficVecEnv:
         self._ready = True
         return b
 
-    def step(self, actions: np.ndarray) -> VecStep:
+    @property
+    def last(self) -> VecStep:
+        """The result of the last ``reset``/``step`` (the live buffers)."""
+        return self._buf
+
+    def step(
+        self,
+        actions: np.ndarray,
+        active: np.ndarray | None = None,
+        final_seat: np.ndarray | None = None,
+    ) -> VecStep:
         """Play ``actions[i]`` in game ``i`` (for its player to move).
 
-        Raises ``ValueError`` (changing nothing) if any action is illegal.
+        ``active`` (bool per game, default all): only those games move; the others
+        keep their state and rows, with zero rewards and no end flags, and their
+        actions are ignored. ``final_seat`` (int per game, default -1 = the mover):
+        whose view ``final_observation`` shows for a game that ends.
+        Raises ``ValueError`` (changing nothing) if an active game's action is illegal.
         """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
+        n = self.num_envs
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+        if actions.shape != (n,) or actions.dtype.kind not in "iu":
             raise ValueError(
-                f"actions must be an int array of shape ({self.num_envs},), "
-                f"got {actions.dtype} {actions.shape}"
+                f"actions must be an int array of shape ({n},), got {actions.dtype} {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
+        active = self._all if active is None else self._per_game(active, np.bool_, "active")
+        final_seat = (self._mover if final_seat is None
+                      else self._per_game(final_seat, np.int64, "final_seat"))
         cfg = self.game.cfg
-        if driver.count_illegal(self.records, cfg, actions):
-            bad = list(driver.illegal_rows(self.records, cfg, actions))
+        if driver.count_illegal(self.records, cfg, actions, active):
+            bad = list(driver.illegal_rows(self.records, cfg, actions, active))
             raise ValueError(f"illegal actions in games {bad[:10]}{'...' if len(bad) > 10 else ''}")
         b = self._buf
         driver.batch_step(
-            self.records, cfg, actions, self._seeds, np.uint64(self.num_envs), self.max_moves,
-            self.num_players, b.observation, b.action_mask, b.current_player, b.rewards,
-            b.terminated, b.truncated, b.final_observation,
+            self.records, cfg, actions, active, final_seat, self._seeds, np.uint64(n),
+            self.max_moves, self.num_players, b.observation, b.action_mask, b.current_player,
+            b.rewards, b.terminated, b.truncated, b.final_observation, b.final_records,
         )
         return b
+
+    def _per_game(self, x: np.ndarray, dtype: type, name: str) -> np.ndarray:
+        x = np.asarray(x)
+        if x.shape != (self.num_envs,):
+            raise ValueError(f"{name} must have shape ({self.num_envs},), got {x.shape}")
+        return np.ascontiguousarray(x, dtype=dtype)
+
+    def observe(self, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Every game's observation from seat ``seats[i]`` (e.g. a learner's own view)."""
+        seats = self._per_game(seats, np.int64, "seats")
+        if seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        if out is None:
+            out = np.zeros((self.num_envs, self.game.obs_dim), np.float32)
+        driver.batch_observe(self.records, self.game.cfg, seats, out)
+        return out
 
     # -- one game at a time, for people and tests ------------------------------
     def state_dict(self, i: int) -> dict[str, Any]:
@@ -130,12 +173,8 @@ class TrafficVecEnv:
         """Replace game ``i`` by ``state``; refresh its row of the last result."""
         self.records[i : i + 1] = self.game.from_dict(state)
         b = self._buf
-        recs = self.records[i : i + 1]
-        cur, _ = driver.single_status(recs, self.game.cfg)
-        b.current_player[i] = cur
-        mask = np.zeros(self.num_actions, np.int8)
-        driver.single_observe(recs, self.game.cfg, cur, b.observation[i], mask)
-        b.action_mask[i] = mask.astype(bool)
+        driver.refresh_row(self.records, self.game.cfg, i, b.observation, b.action_mask,
+                           b.current_player)
         self._ready = True
 
     def render(self, i: int = 0, mode: str = "ansi", seat: int | None = None) -> Any:
