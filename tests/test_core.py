@@ -85,3 +85,33 @@ def test_sample_legal_picks_only_legal_actions_uniformly():
         assert out[0] in (2, 5) and out[1] == 9 and out[2] == -1
         seen.add(int(out[0]))
     assert seen == {2, 5}
+
+
+_PLAY = """
+import json, warnings, numpy as np
+warnings.simplefilter("ignore")
+import trafficenvs
+v = trafficenvs.make_vec("traffic_jam", num_envs=2, num_players=3)
+o = v.reset(seed=5)
+for _ in range(36):
+    o = v.step(np.array([np.flatnonzero(m)[-1] for m in o.action_mask]))
+print(json.dumps({"final": [v.game.to_dict(o.final_records[i]) for i in range(2)],
+                  "rewards": o.rewards.tolist(), "next": v.state_dict(1)}))
+"""
+
+
+def test_kernels_run_as_plain_python_and_agree_with_the_compiled_ones():
+    """NUMBA_DISABLE_JIT=1 runs the very same kernels in Python (for debugging)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    runs = [
+        json.loads(subprocess.run([sys.executable, "-c", _PLAY], capture_output=True, text=True,
+                                  check=True, env=dict(os.environ, NUMBA_DISABLE_JIT=flag)
+                                  ).stdout)
+        for flag in ("0", "1")
+    ]
+    assert runs[0] == runs[1]
+    assert runs[0]["final"][0]["over"] is True

@@ -10,7 +10,11 @@ from __future__ import annotations
 from trafficenvs._numba_cache import package_cache
 
 with package_cache():
-    from trafficenvs import traffic_jam  # noqa: F401
+    from trafficenvs import (
+        jakarta_traffic,  # noqa: F401
+        jamming_traffic,  # noqa: F401
+        traffic_jam,  # noqa: F401
+    )
     from trafficenvs.core import driver  # noqa: F401  (compiled kernels: cache location)
 
 from trafficenvs.core.vector import VecStep

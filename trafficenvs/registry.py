@@ -15,6 +15,8 @@ from trafficenvs.core.vector import TrafficVecEnv
 #: game name -> "module:Game class"
 GAMES: dict[str, str] = {
     "traffic_jam": "trafficenvs.traffic_jam.game:TrafficJamGame",
+    "jamming_traffic": "trafficenvs.jamming_traffic.game:JammingTrafficGame",
+    "jakarta_traffic": "trafficenvs.jakarta_traffic.game:JakartaTrafficGame",
 }
 VERSION = 0
 

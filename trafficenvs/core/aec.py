@@ -10,7 +10,8 @@ PettingZoo's usual wrappers, where an illegal move ends the game with -1 for the
 offender (``TerminateIllegalWrapper``), as in PettingZoo's classic games.
 
 Truncation: after ``max_cycles`` moves per player (``max_cycles * num_players``
-moves in all) the game is truncated and every player's reward is 0 (C2).
+moves in all), or when a game option's own cap (turns, rounds) is reached, the game
+is truncated and every player's reward is 0 (C2).
 """
 
 from __future__ import annotations
@@ -111,12 +112,12 @@ class TrafficAECEnv(AECEnv):
         self._sync_status()
 
     def _sync_status(self) -> None:
-        cur, over = driver.single_status(self._recs, self.game.cfg)
+        cur, over, cut = driver.single_status(self._recs, self.game.cfg)
         rec = self._recs[0]
         self.agent_selection = self.possible_agents[cur]
         if over:
             self.terminations = dict.fromkeys(self.agents, True)
-        elif rec["moves"] >= self.max_moves:
+        elif cut or rec["moves"] >= self.max_moves:
             self.truncations = dict.fromkeys(self.agents, True)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

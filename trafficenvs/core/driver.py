@@ -23,6 +23,7 @@ from trafficenvs.core.verbs import (
     k_init,
     k_is_legal,
     k_is_over,
+    k_is_truncated,
     k_legal_mask,
     k_observe,
     k_step,
@@ -96,7 +97,8 @@ def batch_step(
         for j in range(nplayers):
             rewards[i, j] = r.reward[j]
         done = k_is_over(r, cfg[0])
-        cut = (not done) and max_moves > 0 and r.moves >= max_moves
+        cut = (not done) and ((max_moves > 0 and r.moves >= max_moves)
+                              or k_is_truncated(r, cfg[0]))
         term[i] = done
         trunc[i] = cut
         if done or cut:
@@ -126,7 +128,7 @@ def refresh_row(recs, cfg, i, obs, mask, cur):
     cur[i] = q
     k_observe(r, cfg[0], q, obs[i])
     mask[i, :] = False
-    if not k_is_over(r, cfg[0]):
+    if not (k_is_over(r, cfg[0]) or k_is_truncated(r, cfg[0])):
         k_legal_mask(r, cfg[0], mask[i])
 
 
@@ -155,16 +157,17 @@ def single_observe(recs, cfg, seat, obs, mask):
     c = cfg[0]
     k_observe(r, c, seat, obs)
     mask[:] = 0
-    if not k_is_over(r, c) and k_current_player(r, c) == seat:
+    live = not (k_is_over(r, c) or k_is_truncated(r, c))
+    if live and k_current_player(r, c) == seat:
         k_legal_mask(r, c, mask)
 
 
 @njit(cache=True)
 def single_status(recs, cfg):
-    """(current player, game over) of an AEC env's game."""
+    """(current player, game over, cut off by a game option) of an AEC env's game."""
     r = recs[0]
     c = cfg[0]
-    return k_current_player(r, c), k_is_over(r, c)
+    return k_current_player(r, c), k_is_over(r, c), k_is_truncated(r, c)
 
 
 _ONES = np.uint64(0x0101010101010101)
@@ -236,7 +239,7 @@ def play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
             a = _pick_legal(m, rng_next(r))
             k_step(r, cfg[0], a)
             r.moves += 1
-            if k_is_over(r, cfg[0]):
+            if k_is_over(r, cfg[0]) or k_is_truncated(r, cfg[0]):
                 finished += 1
                 seeds[i] += seed_stride
                 _reset_row(r, cfg[0], seeds[i], nplayers)

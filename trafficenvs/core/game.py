@@ -57,6 +57,11 @@ class _FieldArray(np.ndarray):
             return _FieldRecord(item)
         return item.view(_FieldArray) if isinstance(item, np.ndarray) else item
 
+    def __setitem__(self, key, value) -> None:
+        if isinstance(value, _FieldRecord):
+            value = value._v  # noqa: SLF001  (copy a whole record: numba's ``out[i] = rec``)
+        np.ndarray.__setitem__(self.view(np.ndarray), key, value)
+
 
 def as_kernel_array(arr: np.ndarray) -> np.ndarray:
     """A structured array as kernels take it: itself, or (without JIT) field-attribute rows."""

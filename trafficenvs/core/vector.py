@@ -40,7 +40,8 @@ class VecStep:
     rewards: np.ndarray
     #: ``(N,)`` bool, the game ended by the rules on this step (and was restarted)
     terminated: np.ndarray
-    #: ``(N,)`` bool, the game hit the move limit on this step (and was restarted)
+    #: ``(N,)`` bool, the game hit the move limit or a game option's cap on this step
+    #: (and was restarted)
     truncated: np.ndarray
     #: ``(N, obs_dim)`` float32, valid in rows that ended on this step
     final_observation: np.ndarray

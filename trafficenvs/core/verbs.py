@@ -25,6 +25,10 @@ The contract (``rec`` is one record, ``cfg`` the game's configuration record):
     The seat to move.
 ``is_over(rec, cfg) -> bool``
     Whether the game has ended (terminated by the rules, not truncated).
+``is_truncated(rec, cfg) -> bool`` (optional; default: never)
+    Whether a game option (a cap on turns or rounds) has cut the game off. The
+    drivers end such a game as truncated, with no result (C2: reward 0), just as
+    when the envs' ``max_cycles`` move limit is reached.
 
 Every record dtype also has the common fields ``rng_key``, ``rng_ctr`` (uint64),
 ``moves`` (int32, maintained by the drivers) and ``reward`` (float32 per seat).
@@ -35,10 +39,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 VERBS = ("init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over")
+OPTIONAL_VERBS = ("is_truncated",)
 COMMON_FIELDS = ("rng_key", "rng_ctr", "moves", "reward")
 
 _KERNELS: dict[np.dtype, dict[str, Callable]] = {}
@@ -50,13 +56,13 @@ def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
     Must run before the first driver call for that game (games register at import).
     """
     missing = [v for v in VERBS if v not in kernels]
-    extra = [k for k in kernels if k not in VERBS]
+    extra = [k for k in kernels if k not in VERBS + OPTIONAL_VERBS]
     if missing or extra:
         raise ValueError(f"register_kernels: missing verbs {missing}, unknown verbs {extra}")
     absent = [f for f in COMMON_FIELDS if f not in record_dtype.names]
     if absent:
         raise ValueError(f"record dtype lacks the common fields {absent}")
-    _KERNELS[np.dtype(record_dtype)] = dict(kernels)
+    _KERNELS[np.dtype(record_dtype)] = {"is_truncated": never_truncated, **kernels}
 
 
 def _kernel(rec_type, verb: str) -> Callable:
@@ -94,6 +100,13 @@ k_legal_mask = _python_verb("k_legal_mask")
 k_observe = _python_verb("k_observe")
 k_current_player = _python_verb("k_current_player")
 k_is_over = _python_verb("k_is_over")
+k_is_truncated = _python_verb("k_is_truncated")
+
+
+@njit(cache=True)
+def never_truncated(rec, cfg):
+    """The default ``is_truncated``: a game with no cap of its own."""
+    return False
 
 
 # The overload implementations are not cached themselves (they are compiled into
@@ -137,4 +150,10 @@ def _ov_current_player(rec, cfg):
 @overload(k_is_over)
 def _ov_is_over(rec, cfg):
     fn = _kernel(rec, "is_over")
+    return lambda rec, cfg: fn(rec, cfg)
+
+
+@overload(k_is_truncated)
+def _ov_is_truncated(rec, cfg):
+    fn = _kernel(rec, "is_truncated")
     return lambda rec, cfg: fn(rec, cfg)

@@ -1,0 +1,912 @@
+"""Jamming Traffic rules as numba kernels over one game record (rulings J1-J9).
+
+Roads are queues (J2): ``q[r, 0..cnt[r]-1]`` lists road ``r``'s cars from its end 0
+(town ``rt[r, 0]``) to its end 1. A car is ``0`` (neutral) or ``p + 1`` (seat p);
+empty slots hold ``-1``. A *half-edge* ``h = 2 * r + x`` is road ``r`` seen from its
+end ``x``.
+
+Jams (J6-J8) run as *chains*: the over-full road ``cur`` (entered last at end
+``cur_e``) pushes its far car through the town at the other end onto the next road
+(J7); if that road is now over 3 it is the new ``cur``. During a chain every road
+but ``cur`` keeps its count, so the counts are a function of ``(cur, cur_e)``: a
+chain is endless exactly when such a pair repeats, which a 128-bit set detects with
+no history. The full configuration (who is where) returns at that pair after a
+whole number of laps (the pushes on a loop are invertible); the kernel plays those
+laps (crediting every town a car passes) and then asks the mover where to stop.
+
+A road left with 4 cars by an endless jam is *held* (``held[r] = 1``); a car
+entering it starts its jam again (it then clears to 3, J8).
+
+Decisions (C3), one action space (offsets in ``cfg``):
+``[moves | roundabout town x dir | one-way road x entry end | set-up road | jam stop
+town | end turn]``; a move is (road, end, k-th road at that end's town in
+counter-clockwise order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trafficenvs.core.rewards import write_zero_sum
+from trafficenvs.core.rng import rng_below, rng_seed
+
+MAX_PLAYERS = 10
+MAX_TOWNS = 32
+MAX_ROADS = 64
+MAX_DEGREE = 8
+MAX_MOVES = 1024
+MAX_FACES = 12
+QLEN = 5  # 3 cars, 4 on a held road, 5 for an instant while a held road jams again
+ROUNDABOUT = -1
+ONE_WAY = -2
+#: a chain that has not repeated its configuration after this many pushes is
+#: treated as repeated (never reached on the shipped maps; see the rules page)
+MAX_CHAIN_PUSHES = 200_000
+
+SETUP, PLACE, MOVE, STOP, OVER = range(5)
+PHASES = ("setup", "place", "move", "stop", "over")
+
+CFG_DTYPE = np.dtype(
+    [
+        ("num_players", np.int64),
+        ("n_towns", np.int64),
+        ("n_roads", np.int64),
+        ("n_moves", np.int64),
+        ("a_rb", np.int64),
+        ("a_ow", np.int64),
+        ("a_setup", np.int64),
+        ("a_stop", np.int64),
+        ("a_end", np.int64),
+        ("num_actions", np.int64),
+        ("max_turns", np.int64),
+        ("n_faces", np.int64),
+        ("shaping", np.bool_),
+        ("all_towns", np.uint32),
+        ("face_val", np.int8, MAX_FACES),
+        ("home_given", np.int8, MAX_PLAYERS),
+        ("rt", np.int8, (MAX_ROADS, 2)),
+        ("deg", np.int8, MAX_TOWNS),
+        ("inc", np.int8, (MAX_TOWNS, MAX_DEGREE)),
+        ("inc_end", np.int8, (MAX_TOWNS, MAX_DEGREE)),
+        ("pos", np.int8, (MAX_ROADS, 2)),
+        ("st", np.int8, (MAX_ROADS, 2, MAX_DEGREE)),
+        ("st_end", np.int8, (MAX_ROADS, 2, MAX_DEGREE)),
+        ("st_h", np.int16, (MAX_ROADS, 2)),
+        ("mv_base", np.int16, (MAX_ROADS, 2)),
+        ("mv_road", np.int8, MAX_MOVES),
+        ("mv_end", np.int8, MAX_MOVES),
+        ("mv_k", np.int8, MAX_MOVES),
+    ],
+    align=True,
+)
+
+RECORD_DTYPE = np.dtype(
+    [
+        ("rng_key", np.uint64),
+        ("rng_ctr", np.uint64),
+        ("moves", np.int32),
+        ("turn", np.int32),
+        ("reward", np.float32, MAX_PLAYERS),
+        ("visited", np.uint32, MAX_PLAYERS),
+        ("loop_towns", np.uint32),
+        ("q", np.int8, (MAX_ROADS, QLEN)),
+        ("cnt", np.int8, MAX_ROADS),
+        ("held", np.uint8, MAX_ROADS),
+        ("laste", np.int8, MAX_ROADS),
+        ("home", np.int8, MAX_PLAYERS),
+        ("winner", np.uint8, MAX_PLAYERS),
+        ("phase", np.int8),
+        ("cur", np.int8),
+        ("moves_left", np.int8),
+        ("pend_rb", np.uint8),
+        ("pend_ow", np.uint8),
+        ("dice", np.int8, 2),
+        ("forced", np.int8, 2),
+        ("rb_town", np.int8),
+        ("rb_dir", np.int8),
+        ("ow_road", np.int8),
+        ("ow_entry", np.int8),
+        ("js_road", np.int8),
+        ("js_end", np.int8),
+        # scratch (not part of the game state): a jam simulated for legality, and the
+        # configuration snapshot of an endless chain
+        ("sc_cnt", np.int8, MAX_ROADS),
+        ("sc_held", np.uint8, MAX_ROADS),
+        ("sc_laste", np.int8, MAX_ROADS),
+        ("snap", np.int8, (MAX_ROADS, QLEN)),
+        # legal_mask's memo of the jam started by a car entering road r at end x:
+        # 0 unknown, 1 plays out, 2 dead end (after the roads in ch_roads), 3 held road
+        ("ch_code", np.int8, 2 * MAX_ROADS),
+        ("ch_roads", np.uint64, 2 * MAX_ROADS),
+        ("ch_path", np.int8, 2 * MAX_ROADS),
+    ],
+    align=True,
+)
+
+
+def obs_dim(num_players: int, n_towns: int, n_roads: int) -> int:
+    """Length of one observation row (layout on docs/rules/jamming_traffic.md)."""
+    return 4 * n_roads + num_players * (n_towns + 2) + n_towns + 15
+
+
+# ----------------------------------------------------------------------------- geometry
+
+
+@njit(cache=True)
+def _can_enter(rec, r, x):
+    """A car may enter road ``r`` at its end ``x`` (one-way sign, J7)."""
+    return r != rec.ow_road or x == rec.ow_entry
+
+
+@njit(cache=True)
+def _can_leave(rec, r, x):
+    """A car may leave road ``r`` through its end ``x``."""
+    return r != rec.ow_road or x != rec.ow_entry
+
+
+@njit(cache=True)
+def _rb_exit(rec, cfg, r, x):
+    """The roundabout's exit for a car arriving from road ``r`` end ``x``: half-edge or -1."""
+    t = cfg.rt[r, x]
+    d = cfg.deg[t]
+    p = cfg.pos[r, x]
+    step = 1 if rec.rb_dir == 0 else d - 1
+    for _ in range(d):
+        p += step
+        if p >= d:
+            p -= d
+        c = cfg.inc[t, p]
+        ce = cfg.inc_end[t, p]
+        if _can_enter(rec, c, ce):
+            return 2 * c + ce
+    return -1
+
+
+@njit(cache=True)
+def pushed_exit(rec, cfg, r, x):
+    """Where a car pushed off road ``r`` through end ``x`` goes (J7): half-edge or -1."""
+    t = cfg.rt[r, x]
+    first = cfg.st_h[r, x]
+    ow = rec.ow_road
+    if t != rec.rb_town and r != ow and (first >> 1) != ow:
+        return first  # no piece in the way: the precomputed straight-on exit
+    if not _can_leave(rec, r, x):
+        return -1
+    if t == rec.rb_town:
+        return _rb_exit(rec, cfg, r, x)
+    for k in range(cfg.deg[t]):
+        c = cfg.st[r, x, k]
+        ce = cfg.st_end[r, x, k]
+        if _can_enter(rec, c, ce):
+            return 2 * c + ce
+    return -1
+
+
+# ----------------------------------------------------------------------------- queues
+
+
+@njit(cache=True)
+def _take(rec, r, x):
+    """Remove and return the car at end ``x`` of road ``r``."""
+    n = rec.cnt[r]
+    if x == 0:
+        car = rec.q[r, 0]
+        for i in range(n - 1):
+            rec.q[r, i] = rec.q[r, i + 1]
+    else:
+        car = rec.q[r, n - 1]
+    rec.q[r, n - 1] = -1
+    rec.cnt[r] = n - 1
+    if rec.held[r] and n - 1 <= 3:
+        rec.held[r] = 0
+    return car
+
+
+@njit(cache=True)
+def _put(rec, r, x, car):
+    """A car joins road ``r`` at its end ``x``, behind the cars already there."""
+    n = rec.cnt[r]
+    if x == 0:
+        for i in range(n, 0, -1):
+            rec.q[r, i] = rec.q[r, i - 1]
+        rec.q[r, 0] = car
+    else:
+        rec.q[r, n] = car
+    rec.cnt[r] = n + 1
+    rec.laste[r] = x
+    rec.held[r] = 0
+
+
+@njit(cache=True)
+def _visit(rec, cfg, car, t):
+    """Car ``car`` passes through town ``t`` (J9); True if that wins the game."""
+    if car <= 0:
+        return False
+    p = car - 1
+    rec.visited[p] |= np.uint32(1) << np.uint32(t)
+    need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+    if rec.visited[p] & need == need:
+        _win(rec, cfg, p)
+        return True
+    return False
+
+
+@njit(cache=True)
+def _win(rec, cfg, p):
+    N = cfg.num_players
+    for j in range(N):
+        rec.winner[j] = 1 if j == p else 0
+    rec.phase = OVER
+    write_zero_sum(rec.reward, rec.winner, N)
+
+
+# ----------------------------------------------------------------------------- jams
+
+
+@njit(cache=True)
+def _chain_sim(rec, cfg, cur, cur_e):
+    """Follow one chain on the live counts without moving a car.
+
+    Returns ``(kind, h)``: kind 0 the chain ends on a road with room, 1 it is
+    endless and ``h`` is the first half-edge state it repeats (the loop's start),
+    -1 a pushed car has no legal exit.
+    """
+    r = cur
+    e = cur_e
+    c0 = cur
+    v0 = np.uint64(0)
+    v1 = np.uint64(0)
+    while True:
+        h = 2 * r + e
+        if h < 64:
+            b = np.uint64(1) << np.uint64(h)
+            if v0 & b:
+                return 1, h
+            v0 |= b
+        else:
+            b = np.uint64(1) << np.uint64(h - 64)
+            if v1 & b:
+                return 1, h
+            v1 |= b
+        ex = pushed_exit(rec, cfg, r, 1 - e)
+        if ex < 0:
+            return -1, -1
+        nr = ex >> 1
+        base = rec.cnt[nr] - (1 if nr == c0 else 0)
+        if base >= 3:
+            r = nr
+            e = ex & 1
+            continue
+        return 0, -1
+
+
+@njit(cache=True)
+def _sim_jam(rec, cfg, cur, cur_e):
+    """Whether a jam starting at road ``cur`` (over 3) can be played out (J7's last rule).
+
+    Works on the scratch counts ``sc_cnt``/``sc_held`` (set by the caller); endless
+    jams are legal (the mover stops them, J8).
+    """
+    disturbed = False  # a held road took a car: it jams again once the chain is over
+    while True:
+        v0 = np.uint64(0)
+        v1 = np.uint64(0)
+        r = cur
+        e = cur_e
+        while True:
+            h = 2 * r + e
+            if h < 64:
+                b = np.uint64(1) << np.uint64(h)
+                if v0 & b:
+                    return True
+                v0 |= b
+            else:
+                b = np.uint64(1) << np.uint64(h - 64)
+                if v1 & b:
+                    return True
+                v1 |= b
+            x = 1 - e
+            ex = pushed_exit(rec, cfg, r, x)
+            if ex < 0:
+                return False
+            nr = ex >> 1
+            rec.sc_cnt[r] -= 1
+            rec.sc_cnt[nr] += 1
+            rec.sc_laste[nr] = ex & 1
+            if rec.sc_held[nr]:
+                rec.sc_held[nr] = 0
+                disturbed = True
+            if rec.sc_cnt[nr] > 3:
+                r = nr
+                e = ex & 1
+                continue
+            break
+        if not disturbed:
+            return True
+        cur = -1
+        for k in range(cfg.n_roads):
+            if rec.sc_cnt[k] > 3 and rec.sc_held[k] == 0:
+                cur = k
+                break
+        if cur < 0:
+            return True
+        cur_e = rec.sc_laste[cur]
+
+
+@njit(cache=True)
+def _move_ok(rec, cfg, r, x, o, oe):
+    """J7's last rule: the jam a move would start must give every pushed car an exit.
+
+    The common case (no held road involved) follows the chain on the live counts
+    without copying them: a road on the chain is full iff its count before the move,
+    less the car the move took from it, is 3. A held road on the way means the jam
+    may come in several chains; that rare case is played out on scratch counts.
+    """
+    extra = 1 if o != r else 0
+    if rec.cnt[o] + extra <= 3:
+        return True
+    if rec.held[o] == 0:
+        v0 = np.uint64(0)
+        v1 = np.uint64(0)
+        rr = o
+        e = oe
+        while True:
+            h = 2 * rr + e
+            if h < 64:
+                b = np.uint64(1) << np.uint64(h)
+                if v0 & b:
+                    return True
+                v0 |= b
+            else:
+                b = np.uint64(1) << np.uint64(h - 64)
+                if v1 & b:
+                    return True
+                v1 |= b
+            ex = pushed_exit(rec, cfg, rr, 1 - e)
+            if ex < 0:
+                return False
+            nr = ex >> 1
+            if rec.held[nr]:
+                break  # the slow path below
+            base = rec.cnt[nr] - (1 if (nr == r and extra == 1) else 0)
+            if base < 3:
+                return True
+            rr = nr
+            e = ex & 1
+    for k in range(cfg.n_roads):
+        rec.sc_cnt[k] = rec.cnt[k]
+        rec.sc_held[k] = rec.held[k]
+    rec.sc_cnt[r] -= 1
+    if rec.sc_held[r]:
+        rec.sc_held[r] = 0
+    rec.sc_cnt[o] += 1
+    rec.sc_held[o] = 0
+    rec.sc_laste[o] = oe
+    if rec.sc_cnt[o] <= 3:
+        return True
+    return _sim_jam(rec, cfg, o, oe)
+
+
+@njit(cache=True)
+def loop_towns_of(rec, cfg, r, e):
+    """Bit set of the towns on the endless loop through state (road r, entered at e)."""
+    towns = np.uint32(0)
+    h0 = 2 * r + e
+    h = h0
+    for _ in range(2 * MAX_ROADS + 1):
+        rr = h >> 1
+        x = 1 - (h & 1)
+        towns |= np.uint32(1) << np.uint32(cfg.rt[rr, x])
+        h = pushed_exit(rec, cfg, rr, x)
+        if h == h0 or h < 0:
+            break
+    return towns
+
+
+@njit(cache=True)
+def _push(rec, cfg, r, e):
+    """Push the far car of road ``r`` (entered last at ``e``); returns (half-edge, won)."""
+    x = 1 - e
+    ex = pushed_exit(rec, cfg, r, x)
+    if ex < 0:
+        # never happens after a legal move (J7's last rule is checked first); the road
+        # stays over-full and not held, which check_invariants reports
+        return ex, False
+    car = _take(rec, r, x)
+    _put(rec, ex >> 1, ex & 1, car)
+    won = _visit(rec, cfg, car, cfg.rt[r, x])
+    return ex, won
+
+
+@njit(cache=True)
+def _same_config(rec, cfg):
+    for r in range(cfg.n_roads):
+        for i in range(QLEN):
+            if rec.q[r, i] != rec.snap[r, i]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _jam(rec, cfg, cur, cur_e):
+    """Play out the jam at road ``cur`` (J6-J8). Returns False if paused for a stop choice."""
+    while True:
+        kind, star = _chain_sim(rec, cfg, cur, cur_e)
+        r = cur
+        e = cur_e
+        snapped = False
+        pushes = 0
+        while True:
+            if kind == 1 and 2 * r + e == star:
+                if not snapped:
+                    for k in range(cfg.n_roads):
+                        for i in range(QLEN):
+                            rec.snap[k, i] = rec.q[k, i]
+                    snapped = True
+                elif pushes > MAX_CHAIN_PUSHES or _same_config(rec, cfg):
+                    rec.js_road = r
+                    rec.js_end = e
+                    rec.loop_towns = loop_towns_of(rec, cfg, r, e)
+                    rec.phase = STOP
+                    return False
+            ex, won = _push(rec, cfg, r, e)
+            if won or ex < 0:
+                return True
+            pushes += 1
+            nr = ex >> 1
+            if rec.cnt[nr] > 3:
+                r = nr
+                e = ex & 1
+                continue
+            break
+        cur = -1
+        for k in range(cfg.n_roads):
+            if rec.cnt[k] > 3 and rec.held[k] == 0:
+                cur = k
+                break
+        if cur < 0:
+            return True
+        cur_e = rec.laste[cur]
+
+
+@njit(cache=True)
+def _stop_jam(rec, cfg, town):
+    """J8: go on until a car is pushed through ``town``; roads left with 4 are held."""
+    r = rec.js_road
+    e = rec.js_end
+    for _ in range(4 * MAX_ROADS + 2):
+        t = cfg.rt[r, 1 - e]
+        ex, won = _push(rec, cfg, r, e)
+        if won or ex < 0:
+            return
+        r = ex >> 1
+        e = ex & 1
+        if t == town:
+            town = -1  # passed: stop at the first road left with exactly 4 cars
+        if town < 0 and rec.cnt[r] <= 4:
+            break
+    for k in range(cfg.n_roads):
+        if rec.cnt[k] > 3:
+            rec.held[k] = 1
+    rec.js_road = -1
+    rec.js_end = -1
+    rec.loop_towns = 0
+    rec.phase = MOVE
+
+
+# ----------------------------------------------------------------------------- turns
+
+
+@njit(cache=True)
+def _start_turn(rec, cfg):
+    """Roll the two dice (or take the forced ones) for the player to move (J4)."""
+    moves = 0
+    rec.pend_rb = 0
+    rec.pend_ow = 0
+    for d in range(2):
+        if rec.forced[d] >= 0:
+            f = rec.forced[d]
+            rec.forced[d] = -1
+        else:
+            f = rng_below(rec, cfg.n_faces)
+        rec.dice[d] = f
+        v = cfg.face_val[f]
+        if v == ROUNDABOUT:
+            rec.pend_rb = 1
+        elif v == ONE_WAY:
+            rec.pend_ow = 1
+        else:
+            moves += v
+    rec.moves_left = moves
+    # every face is a placement or a number >= 1 (checked by the Game), so a roll
+    # without moves always has a placement to make
+    rec.phase = PLACE if (rec.pend_rb or rec.pend_ow) else MOVE
+
+
+@njit(cache=True)
+def _end_turn(rec, cfg):
+    rec.turn += 1
+    if cfg.max_turns > 0 and rec.turn >= cfg.max_turns:
+        rec.phase = OVER  # a draw: nobody wins, every reward 0 (C2)
+        for j in range(cfg.num_players):
+            rec.winner[j] = 0
+        return
+    p = rec.cur + 1
+    if p >= cfg.num_players:
+        p = 0
+    rec.cur = p
+    _start_turn(rec, cfg)
+
+
+@njit(cache=True)
+def _after_move(rec, cfg):
+    if rec.phase == MOVE and rec.moves_left <= 0:
+        _end_turn(rec, cfg)
+
+
+# ----------------------------------------------------------------------------- verbs
+
+
+@njit(cache=True)
+def init(rec, cfg, seed):
+    rng_seed(rec, seed)
+    N = cfg.num_players
+    R = cfg.n_roads
+    rec.turn = 0
+    rec.visited[:] = 0
+    rec.winner[:] = 0
+    rec.loop_towns = 0
+    rec.q[:, :] = -1
+    rec.held[:] = 0
+    rec.laste[:] = 0
+    rec.cnt[:] = 0
+    for r in range(R):
+        rec.q[r, 0] = 0
+        rec.q[r, 1] = 0
+        rec.cnt[r] = 2
+    rec.home[:] = -1
+    used = np.uint32(0)
+    for p in range(N):
+        t = cfg.home_given[p]
+        if t < 0:
+            while True:
+                t = rng_below(rec, cfg.n_towns)
+                if not used & (np.uint32(1) << np.uint32(t)):
+                    break
+        used |= np.uint32(1) << np.uint32(t)
+        rec.home[p] = t
+    rec.phase = SETUP
+    rec.cur = 0
+    rec.moves_left = 0
+    rec.pend_rb = 0
+    rec.pend_ow = 0
+    rec.dice[:] = -1
+    rec.forced[:] = -1
+    rec.rb_town = -1
+    rec.rb_dir = 0
+    rec.ow_road = -1
+    rec.ow_entry = 0
+    rec.js_road = -1
+    rec.js_end = -1
+
+
+@njit(cache=True)
+def current_player(rec, cfg):
+    return np.int64(rec.cur)
+
+
+@njit(cache=True)
+def is_over(rec, cfg):
+    return rec.phase == OVER
+
+
+@njit(cache=True)
+def _move_legal(rec, cfg, r, x, k):
+    """Move the car at end ``x`` of road ``r`` onto the k-th road of that end's town."""
+    n = rec.cnt[r]
+    if n == 0:
+        return False
+    car = rec.q[r, 0] if x == 0 else rec.q[r, n - 1]
+    if car != 0 and car != rec.cur + 1:
+        return False
+    if not _can_leave(rec, r, x):
+        return False
+    t = cfg.rt[r, x]
+    o = cfg.inc[t, k]
+    oe = cfg.inc_end[t, k]
+    if t == rec.rb_town:
+        if _rb_exit(rec, cfg, r, x) != 2 * o + oe:
+            return False
+    elif o == r or not _can_enter(rec, o, oe):
+        return False
+    return _move_ok(rec, cfg, r, x, o, oe)
+
+
+@njit(cache=True)
+def is_legal(rec, cfg, action):
+    ph = rec.phase
+    if ph == OVER or action < 0 or action >= cfg.num_actions:
+        return False
+    if ph == SETUP:
+        a = action - cfg.a_setup
+        if a < 0 or a >= cfg.n_roads:
+            return False
+        h = rec.home[rec.cur]
+        return cfg.rt[a, 0] == h or cfg.rt[a, 1] == h
+    if ph == PLACE:
+        if rec.pend_rb and cfg.a_rb <= action < cfg.a_ow:
+            return True
+        return bool(rec.pend_ow) and cfg.a_ow <= action < cfg.a_setup
+    if ph == STOP:
+        a = action - cfg.a_stop
+        if a < 0 or a >= cfg.n_towns:
+            return False
+        return ((rec.loop_towns >> np.uint32(a)) & np.uint32(1)) == 1
+    # MOVE
+    if action == cfg.a_end:
+        return True
+    if action >= cfg.n_moves:
+        return False
+    return _move_legal(rec, cfg, cfg.mv_road[action], cfg.mv_end[action], cfg.mv_k[action])
+
+
+@njit(cache=True)
+def _chain_code(rec, cfg, o, oe):
+    """Memo for ``legal_mask``: the jam of one more car entering full road ``o`` at ``oe``.
+
+    Walked on the counts as they are (no car taken off anywhere). A move from road
+    ``r`` that starts this jam is legal unless the jam dead-ends before it reaches
+    ``r`` (which, one car short, takes the pushed car in): so a dead end is stored
+    with the set of roads reached before it. Every state the walk passes gets its
+    code too (the jam from there on is the same), so one mask walks each state once.
+    Codes: 1 plays out (or is endless), 2 dead end, 3 a held road is involved
+    (4 marks the states of the walk in progress).
+    """
+    h0 = 2 * o + oe
+    code = rec.ch_code[h0]
+    if code != 0:
+        return code
+    code = 1
+    tail = np.uint64(0)  # roads reached after the last state, for an inherited dead end
+    n = 0
+    rr = o
+    e = oe
+    while True:
+        h = 2 * rr + e
+        known = rec.ch_code[h]
+        if known != 0:
+            if known == 4:  # met its own walk again: the jam is endless (legal)
+                break
+            code = known
+            if known == 2:
+                tail = rec.ch_roads[h] | (np.uint64(1) << np.uint64(rr))
+            break
+        rec.ch_code[h] = 4  # on this walk
+        rec.ch_path[n] = h
+        n += 1
+        if rec.held[rr]:
+            code = 3
+            break
+        ex = pushed_exit(rec, cfg, rr, 1 - e)
+        if ex < 0:
+            code = 2
+            break
+        nr = ex >> 1
+        if rec.cnt[nr] < 3:
+            break
+        rr = nr
+        e = ex & 1
+    # states on the path, last first: a dead end's road set grows backwards (the
+    # road sets are written for dead ends only, to keep the memo's memory small)
+    if code == 2:
+        roads = tail
+        for i in range(n - 1, -1, -1):
+            h = rec.ch_path[i]
+            rec.ch_code[h] = 2
+            rec.ch_roads[h] = roads
+            roads |= np.uint64(1) << np.uint64(h >> 1)
+    else:
+        for i in range(n):
+            rec.ch_code[rec.ch_path[i]] = code
+    return code
+
+
+@njit(cache=True)
+def legal_mask(rec, cfg, out):
+    out[:] = 0
+    ph = rec.phase
+    if ph == OVER:
+        return
+    if ph == SETUP:
+        h = rec.home[rec.cur]
+        for r in range(cfg.n_roads):
+            if cfg.rt[r, 0] == h or cfg.rt[r, 1] == h:
+                out[cfg.a_setup + r] = 1
+        return
+    if ph == PLACE:
+        if rec.pend_rb:
+            for a in range(cfg.a_rb, cfg.a_ow):
+                out[a] = 1
+        if rec.pend_ow:
+            for a in range(cfg.a_ow, cfg.a_setup):
+                out[a] = 1
+        return
+    if ph == STOP:
+        for t in range(cfg.n_towns):
+            if (rec.loop_towns >> np.uint32(t)) & np.uint32(1):
+                out[cfg.a_stop + t] = 1
+        return
+    out[cfg.a_end] = 1
+    me = rec.cur + 1
+    for h in range(2 * cfg.n_roads):
+        rec.ch_code[h] = 0
+    # every jam a move could start, walked once up front (each state at most once)
+    for o in range(cfg.n_roads):
+        if rec.cnt[o] >= 3:
+            for oe in range(2):
+                if rec.ch_code[2 * o + oe] == 0:
+                    _chain_code(rec, cfg, o, oe)
+    for r in range(cfg.n_roads):
+        n = rec.cnt[r]
+        if n == 0:
+            continue
+        for x in range(2):
+            car = rec.q[r, 0] if x == 0 else rec.q[r, n - 1]
+            if car != 0 and car != me:
+                continue
+            if not _can_leave(rec, r, x):
+                continue
+            t = cfg.rt[r, x]
+            base = cfg.mv_base[r, x]
+            if t == rec.rb_town:
+                ex = _rb_exit(rec, cfg, r, x)
+                if ex >= 0:
+                    o = ex >> 1
+                    if _move_ok(rec, cfg, r, x, o, ex & 1):
+                        out[base + cfg.pos[o, ex & 1]] = 1
+                continue
+            for k in range(cfg.deg[t]):
+                o = cfg.inc[t, k]
+                if o == r:
+                    continue
+                oe = cfg.inc_end[t, k]
+                if not _can_enter(rec, o, oe):
+                    continue
+                if rec.cnt[o] < 3:
+                    out[base + k] = 1
+                    continue
+                code = rec.ch_code[2 * o + oe]
+                if code == 1:
+                    out[base + k] = 1
+                elif code == 2:
+                    if (rec.ch_roads[2 * o + oe] >> np.uint64(r)) & np.uint64(1):
+                        out[base + k] = 1
+                elif _move_ok(rec, cfg, r, x, o, oe):
+                    out[base + k] = 1
+
+
+@njit(cache=True)
+def step(rec, cfg, action):
+    N = cfg.num_players
+    for j in range(N):
+        rec.reward[j] = 0.0
+    ph = rec.phase
+    if ph == SETUP:
+        r = action - cfg.a_setup
+        h = rec.home[rec.cur]
+        x = 0 if cfg.rt[r, 0] == h else 1
+        if x == 0:
+            rec.q[r, 0] = rec.cur + 1
+        else:
+            rec.q[r, rec.cnt[r] - 1] = rec.cur + 1
+        if rec.cur + 1 < N:
+            rec.cur += 1
+        else:
+            rec.cur = 0
+            _start_turn(rec, cfg)
+        return
+    if ph == PLACE:
+        if action < cfg.a_ow:
+            a = action - cfg.a_rb
+            rec.rb_town = a >> 1
+            rec.rb_dir = a & 1
+            rec.pend_rb = 0
+        else:
+            a = action - cfg.a_ow
+            rec.ow_road = a >> 1
+            rec.ow_entry = a & 1
+            rec.pend_ow = 0
+        if not (rec.pend_rb or rec.pend_ow):
+            rec.phase = MOVE
+            _after_move(rec, cfg)
+        return
+    if ph == STOP:
+        _stop_jam(rec, cfg, action - cfg.a_stop)
+        if rec.phase != OVER:
+            _after_move(rec, cfg)
+        return
+    if action == cfg.a_end:
+        _end_turn(rec, cfg)
+        return
+    r = cfg.mv_road[action]
+    x = cfg.mv_end[action]
+    t = cfg.rt[r, x]
+    o = cfg.inc[t, cfg.mv_k[action]]
+    oe = cfg.inc_end[t, cfg.mv_k[action]]
+    rec.moves_left -= 1
+    car = _take(rec, r, x)
+    _put(rec, o, oe, car)
+    if _visit(rec, cfg, car, t):
+        return
+    if rec.cnt[o] > 3:
+        if not _jam(rec, cfg, o, oe):
+            return  # paused: the mover picks where the endless jam stops
+        if rec.phase == OVER:
+            return
+    _after_move(rec, cfg)
+
+
+@njit(cache=True)
+def observe(rec, cfg, seat, out):
+    """Seat ``seat``'s view (C4); the layout is documented on the rules page."""
+    N = cfg.num_players
+    T = cfg.n_towns
+    R = cfg.n_roads
+    o = 0
+    for r in range(R):
+        n = rec.cnt[r]
+        for i in range(4):
+            v = 0.0
+            if i < n:
+                c = rec.q[r, i]
+                if c == 0:
+                    v = 1.0
+                else:
+                    j = c - 1 - seat
+                    if j < 0:
+                        j += N
+                    v = 2.0 + j
+            out[o + i] = v
+        o += 4
+    for j in range(N):
+        p = seat + j
+        if p >= N:
+            p -= N
+        vis = rec.visited[p]
+        left = 0
+        h = rec.home[p]
+        for t in range(T):
+            b = (vis >> np.uint32(t)) & np.uint32(1)
+            out[o + t] = b
+            if b == 0 and t != h:
+                left += 1
+        o += T
+        out[o] = h
+        out[o + 1] = left
+        o += 2
+    for t in range(T):
+        out[o + t] = (rec.loop_towns >> np.uint32(t)) & np.uint32(1)
+    o += T
+    for k in range(5):
+        out[o + k] = 0.0
+    out[o + rec.phase] = 1.0
+    o += 5
+    out[o] = rec.moves_left
+    out[o + 1] = rec.pend_rb
+    out[o + 2] = rec.pend_ow
+    for d in range(2):
+        f = rec.dice[d]
+        v = 0.0
+        if f >= 0:
+            fv = cfg.face_val[f]
+            v = 5.0 if fv == ROUNDABOUT else (6.0 if fv == ONE_WAY else fv)
+        out[o + 3 + d] = v
+    out[o + 5] = rec.rb_town + 1
+    out[o + 6] = rec.rb_dir
+    out[o + 7] = rec.ow_road + 1
+    out[o + 8] = rec.ow_entry
+    held = 0
+    for r in range(R):
+        held += rec.held[r]
+    out[o + 9] = held
