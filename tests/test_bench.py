@@ -13,7 +13,8 @@ from trafficenvs.bench.run import main
 @pytest.fixture(scope="module")
 def quick_result(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    assert main(["traffic_jam", "--quick", "--seconds", "0.05", "--out", str(out)]) == 0
+    assert main(["traffic_jam", "--quick", "--seconds", "0.05", "--no-train", "--out",
+                 str(out)]) == 0
     return out, json.loads((out / "throughput_quick.json").read_text())
 
 
@@ -46,3 +47,25 @@ def test_readme_table_is_regenerated_from_the_json(quick_result, tmp_path):
     text = readme.read_text()
     assert "old" not in text and "| traffic_jam |" in text and text.endswith("outro\n")
     assert "connect_four_v3" in text
+
+
+def test_training_comparison_runs_both_routes():
+    pytest.importorskip("sb3_contrib")
+    from trafficenvs.bench.training import bench_training
+
+    res = bench_training("traffic_jam", {"num_players": 2}, timesteps=256, rollout=256,
+                         num_envs=16)
+    routes = res["routes"]
+    assert routes["pettingzoo_tutorial"]["learner_steps_per_s"] > 0
+    ours = routes["trafficenvs_vecenv"]
+    # opponents move inside our env's step: more env steps than learner decisions
+    assert ours["env_steps_per_s"] > ours["learner_steps_per_s"] > 0
+    assert res["ppo"]["batch_size"] == 256
+
+
+def test_trafficenvs_bench_command_is_the_benchmark(capsys):
+    from trafficenvs.cli import main as cli_main
+
+    with pytest.raises(SystemExit):
+        cli_main(["bench", "--help"])
+    assert "--quick" in capsys.readouterr().out

@@ -96,3 +96,92 @@ def test_mask_agrees_with_is_legal_all_game_long():
                 assert disagreements(venv.records, venv.game.cfg, mask) == 0, (name, t)
         if name == "default":
             assert held > 0  # the held-road paths were exercised
+
+
+# --------------------------------------------------------------------------- regressions
+# Random plays that once broke the engine, replayed with the invariants checked after
+# every step (cars conserved, no road over its queue, over 3 only when held at 4).
+
+
+def _leaf_roads(m) -> list[tuple[int, int]]:
+    """(road, the end town away from the leaf) for every road into a degree-1 town."""
+    from collections import Counter
+
+    deg = Counter(t for r in m.roads for t in r)
+    out = []
+    for r, (a, b) in enumerate(m.roads):
+        if deg[b] == 1:
+            out.append((r, a))
+        if deg[a] == 1:
+            out.append((r, b))
+    return out
+
+
+def test_regression_a_full_loop_of_held_roads_is_never_fed_a_sixth_car():
+    """Row 46 once met three held roads shuttling between two dead ends (a full loop,
+    J8). The move onto it at step 139 made an endless jam that no stop could leave at
+    4; the stop held a road with 5 cars and at step 142 a sixth car was written past
+    its queue into the next road's. That move is now illegal."""
+    import numpy as np
+
+    import trafficenvs
+    from trafficenvs.core import driver
+    from trafficenvs.jamming_traffic import kernels as K
+
+    venv = trafficenvs.make_vec(ENV, num_envs=48, max_cycles=400, num_players=3,
+                                map=random_map(towns=16, seed=3))
+    out = venv.reset(seed=11)
+    states = driver.rng_states(48, 12)
+    acts = np.zeros(48, np.int64)
+    recs = venv.records
+    cfg = venv.game.cfg[0]
+    for t in range(200):
+        if t == 139:  # the position of the old bug: the full loop is there, unfed
+            assert set(np.flatnonzero(recs["held"][46]).tolist()) == {5, 13, 23}
+            assert not out.action_mask[46][venv.game.move_action(16, 2, 5)]
+            assert K.full_loop_possible(recs[46], cfg)
+        driver.sample_legal(out.action_mask, states, acts)
+        out = venv.step(acts)
+        for i in range(48):
+            venv.game.check_invariants(recs[i])
+
+
+def test_regression_a_held_road_jamming_twice_cannot_strand_a_car():
+    """The seed-7 dead-end play of test_jamming_traffic_speed_equivalence: at step 336
+    row 6 a move onto a held road was let through because only its first chain was
+    checked; the second one dead-ended and left road 13 over-full and not held."""
+    import numpy as np
+    from numba import njit
+
+    import trafficenvs
+    from trafficenvs.core import driver
+    from trafficenvs.jamming_traffic import kernels as K
+
+    @njit
+    def masks(recs, cfg, mask):
+        for i in range(recs.shape[0]):
+            K.legal_mask(recs[i], cfg[0], mask[i])
+
+    m = random_map(towns=16, seed=3)
+    leaves = _leaf_roads(m)
+    seed, n = 7, 48
+    venv = trafficenvs.make_vec(ENV, num_envs=n, num_players=3, map=m, max_cycles=400)
+    out = venv.reset(seed=seed)
+    recs = venv.records
+    states = driver.rng_states(n, seed + 1)
+    acts = np.zeros(n, np.int64)
+    mask = np.zeros((n, venv.num_actions), np.bool_)
+    rng = np.random.default_rng(seed)
+    for t in range(400):
+        legal = out.action_mask
+        if t % 4 == 0:  # the one-way sign into a dead-end town, as a placement would
+            for i in np.flatnonzero(recs["phase"] == K.MOVE):
+                road, enter_at = leaves[rng.integers(len(leaves))]
+                recs["ow_road"][i] = road
+                recs["ow_entry"][i] = m.roads[road].index(enter_at)
+            masks(recs, venv.game.cfg, mask)
+            legal = mask
+        driver.sample_legal(legal, states, acts)
+        out = venv.step(acts)
+        for i in range(n):
+            venv.game.check_invariants(recs[i])

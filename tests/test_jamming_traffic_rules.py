@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from jt_positions import Table
 
+from trafficenvs.jamming_traffic import kernels as K
+
 LINE4 = {"A": (0, 0), "B": (2, 0), "C": (4, 0), "D": (6, 0)}
 LINE5 = dict(LINE4, E=(8, 0))
 
@@ -379,6 +381,76 @@ def test_a_jam_reaching_a_held_road_clears_it_to_three():
     assert [t.cars(r) for r in ("A-B", "B-C", "C-D", "D-A")] == \
         ["1 n", "n n n", "n n n", "n n n"]
     assert t.state()["held"] == [] and t.visited(1) == {"A"}
+
+
+def shuttle() -> Table:
+    """      b    c
+          |    |       A and D are dead ends: a car pushed into them turns back,
+    A --- B -- C --- D  and B and C send a pushed car straight on along the line, so
+          |    |       a jam on A-B, B-C, C-D shuttles between A and D for ever.
+          e    f
+    """
+    return Table({"A": (0, 0), "B": (2, 0), "C": (4, 0), "D": (6, 0),
+                  "b": (2, 2), "c": (4, 2), "e": (2, -2), "f": (4, -2)},
+                 ["A-B", "B-C", "C-D", "B-b", "C-c", "B-e", "C-f"], homes=["b", "c"])
+
+
+def test_a_move_onto_a_full_loop_of_held_roads_is_illegal():
+    """A -[n n n n]- B -[n n n n]- C -[n n 1 n]- D, all three held (left at 4 by earlier
+    endless jams), and seat 0's car at B on B-b. A car pushed onto the line shuttles
+    between A and D for ever, and every road it is pushed onto holds 5: no stop can
+    leave one road with 4 (J8), and a sixth car would not fit. Such a move is illegal
+    (the rules page, J8 full loop); taking a car off the line is not."""
+    t = shuttle().set({"A-B": "n n n n", "B-C": "n n n n", "C-D": "n n 1 n",
+                       "B-b": "n", "C-c": "0"}, held=[0, 1, 2])
+    assert t.moves_from("C-c", "C") == {"C-f"}  # not onto B-C or C-D: a full loop
+    assert t.moves_from("B-b", "B") == {"B-e"}  # not onto A-B or B-C
+    assert "C-c" in t.moves_from("B-C", "C")  # freeing B-C is fine
+    rec = t.game.from_dict(t.state())[0]
+    legal = t.legal()
+    for a in range(t.game.num_actions):
+        assert K.is_legal(rec, t.game.cfg[0], a) == (a in legal)
+
+
+def test_a_stop_never_leaves_a_road_with_five_cars():
+    """A -[n n n n]- B -[n n n]- C -[n n 1 n]- D, A-B and C-D held, seat 0 drives onto
+    B-C (3 -> 4). The jam shuttles for ever; the line holds 3 extra cars on 3 roads.
+    Wherever the mover stops it, a road pushed to 5 keeps jamming until a road is left
+    with 4: every road ends with at most 4 cars, each road over 3 held (J8)."""
+    for town in "ABCD":
+        t = shuttle().set({"A-B": "n n n n", "B-C": "n n n", "C-D": "n n 1 n",
+                           "B-b": "n", "C-c": "0 n"}, held=[0, 2])
+        t.play(t.move("C-c", "C", "B-C"))
+        assert t.state()["phase"] == "stop"
+        t.play(int(t.game.cfg[0]["a_stop"]) + t.t[town])
+        s = t.state()
+        counts = [len(r) for r in s["roads"]]
+        assert s["phase"] == "move" and max(counts) == 4, (town, counts)
+        assert s["held"] == [r for r, n in enumerate(counts) if n == 4]
+        t.game.check_invariants(t.game.from_dict(s)[0])
+
+
+def test_a_held_road_that_jams_again_is_checked_for_a_dead_end():
+    """A -- B -[0]- C -[n n n 1]- D -[n n]- E =[n n n]=> F   (E-F one-way from E; F a
+    dead end). C-D is held at 4. Seat 0 drives onto it at C: C-D holds 5 and pushes
+    its far car through D onto D-E (3 cars: that chain ends), then, still at 4, pushes
+    again (J8): D-E holds 4 and pushes on through E onto E-F, whose far car would be
+    pushed into F with no legal exit. The move is illegal (J7), though its first chain
+    alone plays out."""
+    t = Table({"A": (0, 0), "B": (2, 0), "C": (4, 0), "D": (6, 0), "E": (8, 0),
+               "F": (10, 0)}, ["A-B", "B-C", "C-D", "D-E", "E-F"], homes=["A", "B"])
+    t.set({"A-B": "", "B-C": "0", "C-D": "n n n 1", "D-E": "n n", "E-F": "n n n"},
+          held=[2], one_way={"road": 4, "enter_at": t.t["E"]})
+    assert t.moves_from("B-C", "C") == set()
+    rec = t.game.from_dict(t.state())[0]
+    assert not K.is_legal(rec, t.game.cfg[0], t.move("B-C", "C", "C-D"))
+    # with one car fewer on the way (E-F holds 2) the second chain ends on E-F: legal
+    t.set({"A-B": "n", "B-C": "0", "C-D": "n n n 1", "D-E": "n n", "E-F": "n n"},
+          held=[2], one_way={"road": 4, "enter_at": t.t["E"]})
+    assert t.moves_from("B-C", "C") == {"C-D"}
+    t.play(t.move("B-C", "C", "C-D"))
+    s = t.state()
+    assert [len(r) for r in s["roads"]] == [1, 0, 3, 3, 3] and s["held"] == []
 
 
 # --------------------------------------------------------------------------- J9 visits

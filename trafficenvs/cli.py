@@ -1,4 +1,4 @@
-"""The ``trafficenvs`` command line: ``list``, ``play``.
+"""The ``trafficenvs`` command line: ``list``, ``play``, ``train``, ``arena``, ``bench``.
 
 ``trafficenvs play traffic_jam --players 4`` seats you at ``player_0`` (``--seat``)
 against random bots; the table is printed as text and your legal moves are listed
@@ -78,7 +78,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     p.add_argument("--seed", type=int, default=None)
+    from trafficenvs.agents.commands import add_arena_args, add_train_args
+
+    add_train_args(sub.add_parser("train", help="train a MaskablePPO agent with self-play"))
+    add_arena_args(sub.add_parser("arena", help="play agents against each other, rate them"))
+    sub.add_parser("bench", help="throughput benchmarks (see `trafficenvs bench -h`)",
+                   add_help=False)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        from trafficenvs.bench.run import main as bench_main
+
+        return bench_main(argv[1:])
     args = parser.parse_args(argv)
+    if args.command in ("train", "arena"):
+        return args.run(args)
     if args.command == "list":
         print("\n".join(list_envs()))
         return 0

@@ -60,6 +60,13 @@ def text_table(result: dict[str, Any]) -> str:
         for b, v in pgx["batches"].items():
             lines.append(f"pgx connect_four batch {b}: {v['steps_per_s']:,.0f}/s "
                          f"(compile {v['compile_s']:.1f} s)")
+    tr = result.get("training")
+    if tr:
+        r = tr["routes"]
+        lines.append(f"MaskablePPO on {tr['game']} (2 players), learner decisions/s: ours "
+                     f"{r['trafficenvs_vecenv']['learner_steps_per_s']:,.0f}, PettingZoo tutorial "
+                     f"route {r['pettingzoo_tutorial']['learner_steps_per_s']:,.0f} "
+                     f"({tr['speedup']:.1f}x)")
     for name, g in result["games"].items():
         s = g["sizes"]
         lines.append("")
@@ -107,6 +114,15 @@ def markdown_table(result: dict[str, Any]) -> str:
     if pgx:
         peers.append("pgx connect four " + ", ".join(
             f"batch {b}: {_m(v['steps_per_s'])}/s" for b, v in pgx["batches"].items()))
+    tr = result.get("training")
+    if tr:
+        r = tr["routes"]
+        peers.append(
+            f"MaskablePPO training on {tr['game']} (2 players, rollout {tr['ppo']['rollout']}, "
+            f"minibatch {tr['ppo']['batch_size']}, {tr['ppo']['n_epochs']} epochs): "
+            f"{r['trafficenvs_vecenv']['learner_steps_per_s']:,.0f} learner steps/s with our "
+            f"VecEnv vs {r['pettingzoo_tutorial']['learner_steps_per_s']:,.0f} by PettingZoo's "
+            f"tutorial route ({tr['speedup']:.1f}x)")
     note = (f"\n\nMeasured {m['date']} on {m['cpu']} ({m['cores']} cores), Python "
             f"{m['python']}, numba {m['numba']}; same run: " + "; ".join(peers) + ".")
     return "\n".join(rows) + note

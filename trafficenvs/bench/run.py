@@ -3,7 +3,8 @@
 Writes ``throughput.json`` (``throughput_quick.json`` with ``--quick``) and a PNG
 plot next to it, in ``benchmarks/results/`` when run from a clone (else ``--out``).
 ``--quick`` takes under a minute: small batches, short timings, no cold compile,
-no peers but PettingZoo's connect four.
+no peers but PettingZoo's connect four, one PPO rollout per training route. The
+training comparison runs on the first game named, with 2 players.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.bench import measure, peers
+from trafficenvs.bench import measure, peers, training
 
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
     "traffic_jam": {"num_players": 4},
     "jamming_traffic": {"num_players": 4},
+    "jakarta_traffic": {"num_players": 3},
 }
 BATCHES = (1, 64, 256, 4096, 16384)
 QUICK_BATCHES = (1, 256)
@@ -67,7 +69,7 @@ def bench_game(game: str, quick: bool, seconds: float, threads: list[int]) -> di
 
 
 def run(games: list[str], quick: bool = False, seconds: float | None = None,
-        pgx: bool = True) -> dict[str, Any]:
+        pgx: bool = True, train: bool = True) -> dict[str, Any]:
     import numba
 
     secs = seconds if seconds is not None else (0.25 if quick else 1.5)
@@ -78,6 +80,10 @@ def run(games: list[str], quick: bool = False, seconds: float | None = None,
     if pgx and not quick:
         result["peers"]["pgx_connect_four"] = peers.pgx_connect_four(PGX_BATCHES, secs)
     result["games"] = {g: bench_game(g, quick, secs, threads) for g in games}
+    if train:
+        steps = training.ROLLOUT if quick else 4 * training.ROLLOUT
+        result["training"] = training.bench_training(
+            games[0], {**DEFAULT_OPTIONS.get(games[0], {}), "num_players": 2}, steps)
     result["machine"] = machine()
     return result
 
@@ -96,13 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="under a minute: small batches")
     parser.add_argument("--seconds", type=float, default=None, help="wall time per figure")
     parser.add_argument("--no-pgx", action="store_true", help="skip the pgx peer")
+    parser.add_argument("--no-train", action="store_true",
+                        help="skip the MaskablePPO training comparison")
     parser.add_argument("--out", type=Path, default=None, help="output directory")
     args = parser.parse_args(argv)
     games = args.games or list(GAMES)
     for g in games:
         if g not in GAMES:
             parser.error(f"unknown game {g!r}; known: {list(GAMES)}")
-    result = run(games, quick=args.quick, seconds=args.seconds, pgx=not args.no_pgx)
+    result = run(games, quick=args.quick, seconds=args.seconds, pgx=not args.no_pgx,
+                 train=not args.no_train)
     print(report.text_table(result))
     out_dir = args.out or default_out_dir()
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -457,6 +457,9 @@ class JammingTrafficGame(Game):
         q = rec["q"][:R]
         ph = int(rec["phase"])
         for r in range(R):
+            # a road never holds more than its queue: a longer one would overwrite the
+            # next road's queue in the record
+            assert 0 <= cnt[r] <= K.QLEN, f"road {r} holds {cnt[r]} cars, its queue {K.QLEN}"
             assert (q[r][: cnt[r]] >= 0).all() and (q[r][cnt[r]:] == -1).all(), f"queue {r}"
             if rec["held"][r]:
                 assert cnt[r] == 4, f"held road {r} holds {cnt[r]} cars"

@@ -15,7 +15,11 @@ whole number of laps (the pushes on a loop are invertible); the kernel plays tho
 laps (crediting every town a car passes) and then asks the mover where to stop.
 
 A road left with 4 cars by an endless jam is *held* (``held[r] = 1``); a car
-entering it starts its jam again (it then clears to 3, J8).
+entering it starts its jam again (it then clears to 3, J8). A held road that takes a
+car during a stop holds 5 and keeps jamming, so no road is left above 4; a move whose
+endless jam has no road to leave at 4 (a loop of held roads, a *full loop*) is
+illegal (the rules page, J8 full loops). The legality check (J7's last rule and full
+loops) is skipped unless :func:`jam_check_needed`.
 
 Decisions (C3), one action space (offsets in ``cfg``):
 ``[moves | roundabout town x dir | one-way road x entry end | set-up road | jam stop
@@ -282,13 +286,44 @@ def _chain_sim(rec, cfg, cur, cur_e):
 
 
 @njit(cache=True)
-def _sim_jam(rec, cfg, cur, cur_e):
-    """Whether a jam starting at road ``cur`` (over 3) can be played out (J7's last rule).
+def _loop_can_rest(rec, cfg, r, e):
+    """Whether the endless chain at state (road ``r`` over 3, entered at ``e``) can stop.
 
-    Works on the scratch counts ``sc_cnt``/``sc_held`` (set by the caller); endless
-    jams are legal (the mover stops them, J8).
+    On the scratch counts, one lap from that state (the counts repeat every lap: each
+    state of the loop takes one car in and pushes one out). J8's stop leaves the road
+    the car went onto with 4 cars, so the loop can rest iff some push on it takes a
+    road to exactly 4. It cannot when every road of the loop was held before the move
+    (a *full loop*: each road entered holds 5); such a move is illegal (see the rules
+    page, J8).
     """
-    disturbed = False  # a held road took a car: it jams again once the chain is over
+    h0 = 2 * r + e
+    rr = r
+    ee = e
+    for _ in range(2 * MAX_ROADS + 1):
+        ex = pushed_exit(rec, cfg, rr, 1 - ee)
+        if ex < 0:
+            return False
+        nr = ex >> 1
+        rec.sc_cnt[rr] -= 1
+        rec.sc_cnt[nr] += 1
+        if rec.sc_cnt[nr] <= 4:
+            return True
+        rr = nr
+        ee = ex & 1
+        if 2 * rr + ee == h0:
+            return False
+    return False
+
+
+@njit(cache=True)
+def _sim_jam(rec, cfg, cur, cur_e, disturbed):
+    """Whether a jam starting at road ``cur`` (over 3) can be played out (J7, J8).
+
+    Works on the scratch counts ``sc_cnt``/``sc_held`` (set by the caller). An endless
+    jam is legal when it can rest as J8 says (the mover stops it there), see
+    :func:`_loop_can_rest`. ``disturbed``: a held road has already taken a car (the
+    move's own target, when it was held): it jams again once this chain is over.
+    """
     while True:
         v0 = np.uint64(0)
         v1 = np.uint64(0)
@@ -299,12 +334,12 @@ def _sim_jam(rec, cfg, cur, cur_e):
             if h < 64:
                 b = np.uint64(1) << np.uint64(h)
                 if v0 & b:
-                    return True
+                    return _loop_can_rest(rec, cfg, r, e)
                 v0 |= b
             else:
                 b = np.uint64(1) << np.uint64(h - 64)
                 if v1 & b:
-                    return True
+                    return _loop_can_rest(rec, cfg, r, e)
                 v1 |= b
             x = 1 - e
             ex = pushed_exit(rec, cfg, r, x)
@@ -364,9 +399,45 @@ def dead_end_possible(rec, cfg):
 
 
 @njit(cache=True)
+def full_loop_possible(rec, cfg):
+    """Whether the held roads close a loop of pushes (J8's full loop).
+
+    An endless jam cannot rest as J8 says (one road left with 4) only when every road
+    on its loop held 4 before the move: the loop then carries one extra car per road
+    plus the one the move brought, so each road a car is pushed onto holds 5. Such a
+    loop follows pushed exits (fixed during the move phase: pieces are placed first)
+    from a held road through held roads only, back to where it began.
+    """
+    held = rec.held
+    for k in range(cfg.n_roads):
+        if not held[k]:
+            continue
+        for e in range(2):
+            h0 = 2 * k + e
+            h = h0
+            for _ in range(2 * MAX_ROADS):
+                h = pushed_exit(rec, cfg, h >> 1, 1 - (h & 1))
+                if h < 0 or not held[h >> 1]:
+                    break
+                if h == h0:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def jam_check_needed(rec, cfg):
+    """Whether some move's jam could be illegal, so that moves must be simulated.
+
+    Two ways: a dead end (:func:`dead_end_possible`, J7's last rule) or a full loop
+    of held roads (:func:`full_loop_possible`, J8). Otherwise every jam plays out.
+    """
+    return dead_end_possible(rec, cfg) or full_loop_possible(rec, cfg)
+
+
+@njit(cache=True)
 def _move_ok(rec, cfg, r, x, o, oe):
-    """J7's last rule for one move: cheap unless a dead end is possible at all."""
-    if not dead_end_possible(rec, cfg):
+    """J7's last rule (and J8's full loops) for one move: cheap unless a jam can fail."""
+    if not jam_check_needed(rec, cfg):
         return True
     return _move_ok_full(rec, cfg, r, x, o, oe)
 
@@ -417,12 +488,15 @@ def _move_ok_full(rec, cfg, r, x, o, oe):
     rec.sc_cnt[r] -= 1
     if rec.sc_held[r]:
         rec.sc_held[r] = 0
+    # a held target takes its 5th car: after this chain it jams again from its
+    # last-entered end (J8), so the simulation must run that second chain too
+    target_held = rec.sc_held[o] != 0
     rec.sc_cnt[o] += 1
     rec.sc_held[o] = 0
     rec.sc_laste[o] = oe
     if rec.sc_cnt[o] <= 3:
         return True
-    return _sim_jam(rec, cfg, o, oe)
+    return _sim_jam(rec, cfg, o, oe, target_held)
 
 
 @njit(cache=True)
@@ -541,7 +615,13 @@ def _jam(rec, cfg, cur, cur_e):
 
 @njit(cache=True)
 def _stop_jam(rec, cfg, town):
-    """J8: go on until a car is pushed through ``town``; roads left with 4 are held."""
+    """J8: go on until a car is pushed through ``town``; roads left with 4 are held.
+
+    If the road that car went onto now holds 5 (it was held at 4 by an earlier stop),
+    it keeps jamming: the jam stops at the next road left with 4. Within one lap there
+    is one (a move whose loop has none, a full loop, is illegal: ``_loop_can_rest``),
+    so no road is left with more than 4 cars.
+    """
     r = rec.js_road
     e = rec.js_end
     for _ in range(4 * MAX_ROADS + 2):
@@ -869,10 +949,11 @@ def _movable(car, me):
 def legal_mask(rec, cfg, out):
     """The legal actions (C3). Same result as :func:`legal_mask_exhaustive`, faster.
 
-    Unless :func:`dead_end_possible`, no jam can break J7's last rule, so a move is
+    Unless :func:`jam_check_needed` (a one-way road into a dead-end town, or held
+    roads closing a loop), no jam can break J7's last rule or J8's stop, so a move is
     legal when its car may be taken and its exit entered: no jam is simulated.
     """
-    if rec.phase != MOVE or dead_end_possible(rec, cfg):
+    if rec.phase != MOVE or jam_check_needed(rec, cfg):
         legal_mask_exhaustive(rec, cfg, out)
         return
     mask_without_dead_ends(rec, cfg, out)

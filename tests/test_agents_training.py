@@ -1,0 +1,37 @@
+"""``trafficenvs train`` end to end, for a few hundred steps (CI-sized)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from trafficenvs.cli import main  # noqa: E402
+
+
+def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_path, capsys):
+    out = tmp_path / "tj_2p.zip"
+    assert main([
+        "train", "traffic_jam", "--players", "2", "--timesteps", "1024", "--num-envs", "16",
+        "--n-steps", "32", "--batch-size", "256", "--n-epochs", "1",
+        "--opponents", "random,greedy,self", "--snapshot-every", "512",
+        "--eval-every", "512", "--eval-games", "40", "--checkpoint-every", "512",
+        "--out", str(out), "--no-progress", "--seed", "3",
+    ]) == 0
+    assert out.exists() and (tmp_path / "tj_2p_512_steps.zip").exists()
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["learner_steps"] >= 1024
+    assert summary["env_steps"] >= 2 * summary["learner_steps"] - 16  # 2 seats move
+    assert [h["timesteps"] for h in summary["history"]] == [512, 1024]
+    assert set(summary["final_win_share"]) == {"random", "greedy"}
+    assert "win share vs random" in capsys.readouterr().out
+    # the checkpoint plays in the arena, and can seed a further run
+    assert main(["arena", "traffic_jam", "--players", "2", "--games", "40",
+                 "--agents", f"random,ppo:{out}"]) == 0
+    assert "ppo:tj_2p" in capsys.readouterr().out
+    assert main(["train", "traffic_jam", "--players", "2", "--timesteps", "256",
+                 "--num-envs", "8", "--n-steps", "32", "--batch-size", "128",
+                 "--eval-every", "0", "--checkpoint-every", "0", "--init", str(out),
+                 "--out", str(tmp_path / "more.zip"), "--no-progress"]) == 0

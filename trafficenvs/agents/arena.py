@@ -1,0 +1,235 @@
+"""The arena: any agents, any player count, thousands of games played as one batch.
+
+Seats are rotated so no agent profits from a seat: with at least as many agents as
+seats, every set of ``N`` distinct agents plays in each of its ``N`` cyclic seat
+orders; with fewer agents than seats, every assignment of agents to seats that
+mixes at least two agents is used. Games are dealt to these line-ups in turn, and
+every batch row plays a fixed quota of games (no bias towards short games).
+
+Reported per agent: **win share** (a win counts 1, a k-way shared win 1/k, a game
+cut by the move limit 1/N, from the C2 result) with a 95% normal confidence
+interval, mean reward, mean score (the game's own count, e.g. joy points), mean
+game length (moves) and an openskill rating; plus the head-to-head matrix (share
+of the games in which the row agent finished above the column agent, ties half).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from trafficenvs.agents.policy import Policy
+from trafficenvs.agents.ratings import rate_games
+from trafficenvs.registry import make_vec
+
+Z95 = 1.959963984540054
+
+
+def lineups_for(num_agents: int, num_players: int) -> np.ndarray:
+    """Seat assignments ``(L, num_players)`` of agent indices (see module docstring)."""
+    if num_agents < 1:
+        raise ValueError("the arena needs at least one agent")
+    if num_agents >= num_players:
+        out = []
+        for combo in itertools.combinations(range(num_agents), num_players):
+            for r in range(num_players):
+                out.append(combo[r:] + combo[:r])
+        return np.array(out, np.int64)
+    if num_agents == 1:
+        return np.zeros((1, num_players), np.int64)
+    out = [p for p in itertools.product(range(num_agents), repeat=num_players)
+           if len(set(p)) > 1]
+    return np.array(out, np.int64)
+
+
+def win_shares(returns: np.ndarray) -> np.ndarray:
+    """Per game and seat, the share of the win from the C2 rewards ``(G, N)``."""
+    win = returns > 1e-6
+    k = win.sum(axis=1, keepdims=True)
+    n = returns.shape[1]
+    return np.where(k > 0, win / np.maximum(k, 1), 1.0 / n)
+
+
+def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
+    """Mean and its 95% normal-approximation interval."""
+    if len(x) == 0:
+        return float("nan"), float("nan"), float("nan")
+    m = float(np.mean(x))
+    half = Z95 * float(np.std(x, ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
+    return m, m - half, m + half
+
+
+@dataclass
+class AgentStats:
+    name: str
+    seats_played: int
+    win_share: float
+    win_ci: tuple[float, float]
+    mean_reward: float
+    mean_score: float
+    mean_length: float
+    rating: dict[str, float]
+
+
+@dataclass
+class ArenaResult:
+    """What :func:`run_arena` measured (``table()`` for people, ``to_json()`` for files)."""
+
+    env_id: str
+    num_players: int
+    games: int
+    seed: int
+    seconds: float
+    mean_length: float
+    truncated: int
+    agents: list[AgentStats]
+    #: head_to_head[a][b]: share of shared games where a finished above b (ties 1/2)
+    head_to_head: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+
+    def stats(self, name: str) -> AgentStats:
+        for a in self.agents:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    def table(self) -> str:
+        """Markdown tables: per agent, then head to head (row vs column)."""
+        lines = [
+            f"{self.env_id}, {self.num_players} players, {self.games} games "
+            f"(seats rotated, seed {self.seed}), {self.seconds:.1f} s; mean game length "
+            f"{self.mean_length:.1f} moves; {self.truncated} cut by the move limit",
+            "",
+            "| agent | win share | 95% CI | mean reward | mean score | rating (mu, sigma) |",
+            "| --- | ---: | :---: | ---: | ---: | :---: |",
+        ]
+        for a in sorted(self.agents, key=lambda s: -s.win_share):
+            lines.append(
+                f"| {a.name} | {a.win_share:.3f} | [{a.win_ci[0]:.3f}, {a.win_ci[1]:.3f}] | "
+                f"{a.mean_reward:+.3f} | {a.mean_score:.2f} | "
+                f"{a.rating['mu']:.1f}, {a.rating['sigma']:.2f} |"
+            )
+        names = [a.name for a in self.agents]
+        if len(names) > 1:
+            lines += ["", "| row vs column | " + " | ".join(names) + " |",
+                      "| --- |" + " :---: |" * len(names)]
+            for a in names:
+                cells = []
+                for b in names:
+                    h = self.head_to_head.get(a, {}).get(b)
+                    cells.append(
+                        "-" if h is None or a == b
+                        else f"{h['share']:.3f} [{h['ci'][0]:.3f}, {h['ci'][1]:.3f}] n={h['n']}"
+                    )
+                lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, path: str | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=2)
+        if path:
+            with open(path, "w") as f:
+                f.write(text + "\n")
+        return text
+
+
+def run_arena(
+    env_id: str,
+    agents: Sequence[Policy],
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    num_envs: int | None = None,
+    max_cycles: int | None = None,
+    **options: Any,
+) -> ArenaResult:
+    """Play ``games`` games among ``agents`` (seats rotated) and measure them."""
+    if options.get("shaping"):
+        raise ValueError("the arena judges by the C2 result: play it without shaping")
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    names = [a.name for a in agents]
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must be unique, got {names}")
+    t0 = time.perf_counter()
+    lineups = lineups_for(len(agents), num_players)
+    b = min(games, num_envs or 4096)
+    venv = make_vec(env_id, num_envs=b, max_cycles=max_cycles, num_players=num_players,
+                    **options)
+    game = venv.game
+    out = venv.reset(seed=seed)
+    quota = np.full(b, games // b, np.int64)
+    quota[: games % b] += 1
+    played = np.zeros(b, np.int64)
+    rows = np.arange(b)
+    # the g-th game overall (row i's k-th game is number i + k*b) takes line-up g % L
+    lineup_of = lineups[rows % len(lineups)].copy()
+    ret = np.zeros((b, num_players), np.float64)
+    res_lineup, res_ret, res_score, res_len, res_trunc = [], [], [], [], []
+    active = quota > 0
+    while active.any():
+        seat_agent = lineup_of[rows, out.current_player]
+        actions = np.zeros(b, np.int64)
+        for a, agent in enumerate(agents):
+            sel = np.flatnonzero(active & (seat_agent == a))
+            if len(sel):
+                actions[sel] = agent.act(out.observation[sel], out.action_mask[sel],
+                                         out.current_player[sel])
+        out = venv.step(actions, active=active)
+        ret += out.rewards
+        ended = np.flatnonzero((out.terminated | out.truncated) & active)
+        for i in ended:
+            rec = out.final_records[i]
+            res_lineup.append(lineup_of[i].copy())
+            res_ret.append(ret[i].copy())
+            res_score.append(np.asarray(game.scores(rec), np.float64)[:num_players])
+            res_len.append(int(rec["moves"]))
+            res_trunc.append(bool(out.truncated[i]))
+            ret[i] = 0.0
+            played[i] += 1
+            lineup_of[i] = lineups[(i + played[i] * b) % len(lineups)]
+        active = played < quota
+    lu = np.array(res_lineup)
+    rt = np.array(res_ret)
+    sc = np.array(res_score)
+    ln = np.array(res_len, np.float64)
+    share = win_shares(rt)
+    ratings = rate_games(names, lu, rt)
+    stats = []
+    for a, name in enumerate(names):
+        g_idx, s_idx = np.nonzero(lu == a)
+        m, lo, hi = mean_ci(share[g_idx, s_idx])
+        stats.append(AgentStats(
+            name=name, seats_played=len(g_idx), win_share=m, win_ci=(lo, hi),
+            mean_reward=float(rt[g_idx, s_idx].mean()) if len(g_idx) else float("nan"),
+            mean_score=float(sc[g_idx, s_idx].mean()) if len(g_idx) else float("nan"),
+            mean_length=float(ln[g_idx].mean()) if len(g_idx) else float("nan"),
+            rating=ratings[name],
+        ))
+    h2h: dict[str, dict[str, dict[str, float]]] = {}
+    for a, b_ in itertools.permutations(range(len(names)), 2):
+        vals = []
+        for s1 in range(num_players):
+            for s2 in range(num_players):
+                if s1 == s2:
+                    continue
+                g = (lu[:, s1] == a) & (lu[:, s2] == b_)
+                if g.any():
+                    d = rt[g, s1] - rt[g, s2]
+                    vals.append(np.where(d > 1e-6, 1.0, np.where(d < -1e-6, 0.0, 0.5)))
+        if vals:
+            v = np.concatenate(vals)
+            m, lo, hi = mean_ci(v)
+            h2h.setdefault(names[a], {})[names[b_]] = {"share": m, "ci": (lo, hi), "n": len(v)}
+    return ArenaResult(
+        env_id=game.env_id(), num_players=num_players, games=len(lu), seed=seed,
+        seconds=time.perf_counter() - t0, mean_length=float(ln.mean()),
+        truncated=int(np.sum(res_trunc)), agents=stats, head_to_head=h2h,
+    )

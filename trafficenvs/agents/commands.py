@@ -1,0 +1,91 @@
+"""The ``train`` and ``arena`` subcommands of the ``trafficenvs`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from trafficenvs.registry import game_name, make_game
+
+
+def add_train_args(p: argparse.ArgumentParser) -> None:
+    from trafficenvs.agents.training import TrainConfig
+
+    d = TrainConfig(game="")
+    p.add_argument("game", help="e.g. traffic_jam")
+    p.add_argument("--players", type=int, default=d.players)
+    p.add_argument("--timesteps", type=int, default=d.timesteps,
+                   help="learner decisions to train for")
+    p.add_argument("--opponents", default=d.opponents,
+                   help="comma list of random, greedy, self, ppo:PATH (equal shares of games)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--num-envs", type=int, default=d.num_envs, help="games played at once")
+    p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per game")
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--n-epochs", type=int, default=d.n_epochs)
+    p.add_argument("--lr", type=float, default=d.learning_rate)
+    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--net", default=",".join(map(str, d.net)), help="hidden layer sizes")
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
+                   help="steps between frozen self-play opponents")
+    p.add_argument("--eval-every", type=int, default=d.eval_every,
+                   help="steps between evaluations against random and greedy (0: none)")
+    p.add_argument("--eval-games", type=int, default=d.eval_games)
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    p.add_argument("--out", default="", help="checkpoint path "
+                   "(default agents/checkpoints/<game>_<players>p.zip)")
+    p.add_argument("--tensorboard", default=None, metavar="DIR",
+                   help="write TensorBoard logs here (if tensorboard is installed)")
+    p.add_argument("--shaping", action="store_true",
+                   help="reward points as they are scored, on top of the result")
+    p.add_argument("--init", default=None, metavar="PATH",
+                   help="start from this checkpoint's weights (continue a run)")
+    p.add_argument("--threads", type=int, default=d.torch_threads, help="torch threads")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=run_train)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from trafficenvs.agents.training import TrainConfig, train
+
+    cfg = TrainConfig(
+        game=game_name(args.game), players=args.players, timesteps=args.timesteps,
+        opponents=args.opponents, seed=args.seed, num_envs=args.num_envs, n_steps=args.n_steps,
+        batch_size=args.batch_size, n_epochs=args.n_epochs, learning_rate=args.lr,
+        ent_coef=args.ent_coef, net=tuple(int(x) for x in args.net.split(",")),
+        snapshot_every=args.snapshot_every, eval_every=args.eval_every,
+        eval_games=args.eval_games, checkpoint_every=args.checkpoint_every, out=args.out,
+        tensorboard=args.tensorboard, shaping=args.shaping, torch_threads=args.threads,
+        progress=not args.no_progress, init=args.init,
+        command="trafficenvs train " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
+    )
+    train(cfg)
+    return 0
+
+
+def add_arena_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="e.g. traffic_jam")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--agents", default="random,greedy",
+                   help="comma list of random, greedy, ppo:PATH, ppo-sample:PATH")
+    p.add_argument("--games", type=int, default=4000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--num-envs", type=int, default=None, help="games played at once")
+    p.add_argument("--json", default=None, metavar="PATH", help="also write the results here")
+    p.set_defaults(run=run_arena_cmd)
+
+
+def run_arena_cmd(args: argparse.Namespace) -> int:
+    from trafficenvs.agents.arena import run_arena
+    from trafficenvs.agents.zoo import make_agents
+
+    name = game_name(args.game)
+    game = make_game(name, num_players=args.players)
+    specs = [s for s in args.agents.split(",") if s.strip()]
+    agents = make_agents(specs, game, seed=args.seed)
+    res = run_arena(name, agents, args.players, args.games, seed=args.seed,
+                    num_envs=args.num_envs)
+    sys.stdout.write(res.table() + "\n")
+    if args.json:
+        res.to_json(args.json)
+    return 0

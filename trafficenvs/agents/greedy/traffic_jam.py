@@ -1,0 +1,239 @@
+"""The rule-based ("greedy") Traffic Jam player: a one-trip look-ahead on the odds.
+
+Strategy (also on docs/rules/traffic_jam.md):
+
+* Card counting. From the observation it knows its hand, the cards on the roads,
+  the discard pile and every victory pile, so the *unseen* cards (deck, the others'
+  hands and their hidden picks) are the deck list minus those. From the unseen
+  cards it estimates, per road, how much size one unseen card adds on average, and
+  how likely an unseen card is a balloon or an ice cream truck of that time.
+* Odds of a car scoring. The cards still to come this trip are ``m`` unseen cards
+  (``2(N-1)`` in stage 2, ``3(N-1)`` when looking ahead from stage 1). The extra
+  size they bring to a road is taken as Poisson with mean ``m * P(time) * mean
+  size``. A free-flowing car on a road of known size ``S`` scores with probability
+  ``P(extra <= N - S)``, a jam car (ice cream) with the rest; motorcycles and
+  balloons score either way; a balloon or an ice cream truck also needs to stay
+  the only one of its kind on its road (``(1 - q)^m``, zero if one is already there).
+  The value of a car is its joy times that probability.
+* Stage 2: of the legal (car, surprise) pairs, play the one whose car has the best
+  value, counting the car and the surprise on the roads (so the surprise goes where
+  it does not spoil the car, or onto the car's road when the car wants a jam); ties
+  go to the pair that spends the least joy on the surprise.
+* Stage 1: play the card after which the best stage-2 pair of the rest of the hand
+  is worth most (the card itself counted on its road); ties: the least joyful card.
+
+It reads only the observation (plus the deck list, which every player knows), so
+it is a fair player; the whole batch is one compiled loop.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from trafficenvs.core.game import Game
+from trafficenvs.traffic_jam.kernels import (
+    BALLOON,
+    BUGGY,
+    BUS,
+    CABRIOLET,
+    EITHER,
+    FREE,
+    ICE_CREAM,
+    JAM,
+    MOTORCYCLE,
+    TRUCK,
+    VAN,
+)
+
+
+@njit(cache=True)
+def _road_size(cnt, t, ktime, ktype, K):
+    """The T2 size of road ``t`` holding ``cnt[k]`` cards of each kind ``k``."""
+    van = 0.0
+    ones = 0.0
+    truck = 0.0
+    bus = 0.0
+    moto = 0.0
+    for k in range(K):
+        n = cnt[k]
+        if n == 0 or ktime[k] != t:
+            continue
+        ty = ktype[k]
+        if ty == VAN:
+            van += n
+        elif ty == CABRIOLET or ty == BUGGY or ty == ICE_CREAM:
+            ones += n
+        elif ty == TRUCK:
+            truck += n
+        elif ty == BUS:
+            bus += n
+        elif ty == MOTORCYCLE:
+            moto += n
+    size = 2 * van + ones
+    if truck > 0:
+        size += 2 * truck - 1
+    if bus > 0:
+        size += 1
+    if moto >= 2:
+        size += moto
+    return size
+
+
+@njit(cache=True)
+def _poisson_cdf(x, lam):
+    """P(X <= x) for X ~ Poisson(lam); 0 for x < 0."""
+    if x < 0:
+        return 0.0
+    term = math.exp(-lam)
+    total = term
+    for j in range(1, int(x) + 1):
+        term *= lam / j
+        total += term
+    return min(total, 1.0)
+
+
+@njit(cache=True)
+def _car_value(cnt, car, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type):
+    """Expected joy of riding ``car`` when the roads hold ``cnt`` and ``m`` unseen
+    cards are still to come (see the module docstring)."""
+    t = ktime[car]
+    ty = ktype[car]
+    p = 1.0
+    if ty == BALLOON or ty == ICE_CREAM:
+        same = 0.0
+        for k in range(K):
+            if ktime[k] == t and ktype[k] == ty:
+                same += cnt[k]
+        if same > 1:
+            return 0.0
+        q = q_type[t, ty]
+        p = (1.0 - q) ** m
+    cond = kcond[car]
+    if cond != EITHER:
+        size = _road_size(cnt, t, ktime, ktype, K)
+        free = _poisson_cdf(N - size, m * lam_unit[t])
+        if cond == FREE:
+            p *= free
+        elif cond == JAM:
+            p *= 1.0 - free
+    return kjoy[car] * p
+
+
+@njit(cache=True)
+def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, mask_row, use_mask):
+    """(value, action) of the best stage-2 pair from ``hand`` (``cnt``: the roads)."""
+    best = -1e9
+    best_a = -1
+    for car in range(K):
+        if hand[car] < 1:
+            continue
+        hand[car] -= 1
+        for sur in range(K):
+            if hand[sur] < 1:
+                continue
+            a = K + car * K + sur
+            if use_mask and not mask_row[a]:
+                continue
+            cnt[car] += 1
+            cnt[sur] += 1
+            v = _car_value(cnt, car, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type)
+            cnt[car] -= 1
+            cnt[sur] -= 1
+            v -= 0.001 * kjoy[sur]
+            if v > best:
+                best = v
+                best_a = a
+        hand[car] += 1
+    return best, best_a
+
+
+@njit(cache=True, parallel=True)
+def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, out):
+    """The greedy action of every row (one compiled loop over the batch)."""
+    B = obs.shape[0]
+    for i in prange(B):
+        hand = np.zeros(K, np.float64)
+        cnt = np.zeros(K, np.float64)
+        lam_unit = np.zeros(3, np.float64)
+        q_type = np.zeros((3, 8), np.float64)
+        unseen_total = 0.0
+        for k in range(K):
+            hand[k] = obs[i, k]
+            cnt[k] = obs[i, K + k]
+            u = kcount[k] - obs[i, k] - obs[i, K + k] - obs[i, 2 * K + k] - obs[i, 3 * K + k]
+            if u < 0:
+                u = 0.0
+            unseen_total += u
+            t = ktime[k]
+            ty = ktype[k]
+            if ty == VAN:
+                s = 2.0
+            elif ty == TRUCK:
+                s = 1.5
+            elif ty == BUS or ty == MOTORCYCLE:
+                s = 0.5
+            elif ty == BALLOON:
+                s = 0.0  # truck 1.5: first 1, then 2; bus, motorcycle: 0 or 1
+            else:
+                s = 1.0
+            lam_unit[t] += u * s
+            q_type[t, ty] += u
+        if unseen_total > 0:
+            for t in range(3):
+                lam_unit[t] /= unseen_total
+                for ty in range(8):
+                    q_type[t, ty] /= unseen_total
+        stage = 1 if obs[i, 4 * K + 2 * N + 1] > 0.5 else 0
+        if stage == 1:
+            m = 2 * (N - 1)
+            _, a = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
+                              mask[i], True)
+            out[i] = a
+            continue
+        m = 3 * (N - 1)
+        best = -1e9
+        best_a = -1
+        for c in range(K):
+            if not mask[i, c]:
+                continue
+            hand[c] -= 1
+            cnt[c] += 1
+            v, _ = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
+                              mask[i], False)
+            cnt[c] -= 1
+            hand[c] += 1
+            v -= 0.001 * kjoy[c]
+            if v > best:
+                best = v
+                best_a = c
+        out[i] = best_a
+
+
+class TrafficJamGreedy:
+    """The rule-based Traffic Jam player (strategy in the module docstring)."""
+
+    def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
+        if game.name != "traffic_jam":
+            raise ValueError(f"TrafficJamGreedy plays traffic_jam, not {game.name}")
+        self.name = name
+        self.num_players = game.num_players
+        kinds = game.deck.kinds
+        self.K = len(kinds)
+        self.ktime = np.array([c.time for c in kinds], np.int64)
+        self.ktype = np.array([c.type for c in kinds], np.int64)
+        self.kcond = np.array([c.condition for c in kinds], np.int64)
+        self.kjoy = np.array([c.joy for c in kinds], np.float64)
+        self.kcount = np.array(game.deck.counts, np.float64)
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
+    ) -> np.ndarray:
+        obs = np.ascontiguousarray(observation, np.float32)
+        mask = np.ascontiguousarray(action_mask, np.bool_)
+        out = np.zeros(obs.shape[0], np.int64)
+        greedy_batch(obs, mask, self.num_players, self.K, self.ktime, self.ktype, self.kcond,
+                     self.kjoy, self.kcount, out)
+        return out

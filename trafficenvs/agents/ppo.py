@@ -1,0 +1,104 @@
+"""MaskablePPO models as players: load a checkpoint, freeze a learner for self-play.
+
+A trained model plays through the same batched :class:`~trafficenvs.agents.policy.Policy`
+interface as every other agent: one forward pass for the whole batch, illegal
+actions masked out. The observation transform the model was trained with
+(:class:`SymlogExtractor`) is part of the saved policy, so a checkpoint needs
+nothing else to play.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+
+class SymlogExtractor(BaseFeaturesExtractor):
+    """Features ``sign(x) * log(1 + |x|)`` of the flat observation.
+
+    Game observations mix small counts (cards in hand: 0..6) with large tallies
+    (joy points, cards left in the deck: up to ~100s). Squashing them this way keeps
+    every entry in a range an MLP learns from, without per-game scaling constants or
+    running statistics (which a frozen opponent would have to carry along).
+    """
+
+    def __init__(self, observation_space: spaces.Box):
+        super().__init__(observation_space, int(np.prod(observation_space.shape)))
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        x = th.flatten(observations, start_dim=1)
+        return th.sign(x) * th.log1p(th.abs(x))
+
+
+#: the network the ``train`` command builds (small: it must train in minutes on a laptop)
+DEFAULT_POLICY_KWARGS: dict[str, Any] = {
+    "features_extractor_class": SymlogExtractor,
+    "net_arch": {"pi": [128, 128], "vf": [128, 128]},
+}
+
+
+class PPOPolicy:
+    """A MaskablePPO actor as a batched policy (greedy argmax by default).
+
+    ``deterministic=False`` samples from the masked action distribution instead.
+    """
+
+    def __init__(self, policy: Any, name: str = "ppo", deterministic: bool = True):
+        self.policy = policy
+        self.policy.set_training_mode(False)
+        self.name = name
+        self.deterministic = deterministic
+
+    @classmethod
+    def load(cls, path: str | Path, name: str | None = None,
+             deterministic: bool = True) -> PPOPolicy:
+        """A player from a ``MaskablePPO.save`` zip (e.g. ``agents/checkpoints/*.zip``)."""
+        from sb3_contrib import MaskablePPO
+
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"no checkpoint at {path}")
+        model = MaskablePPO.load(path, device="cpu")
+        return cls(model.policy, name=name or f"ppo:{path.name}", deterministic=deterministic)
+
+    @classmethod
+    def frozen(cls, model: Any, name: str) -> PPOPolicy:
+        """A frozen copy of a learner's current policy (a self-play opponent)."""
+        pol = copy.deepcopy(model.policy)
+        for p in pol.parameters():
+            p.requires_grad_(False)
+        return cls(pol, name=name, deterministic=False)
+
+    def check_fits(self, obs_dim: int, num_actions: int) -> None:
+        """Raise ``ValueError`` if the model was built for other spaces."""
+        shape = self.policy.observation_space.shape
+        n = self.policy.action_space.n
+        if shape != (obs_dim,) or n != num_actions:
+            raise ValueError(
+                f"{self.name}: model expects observations {shape} and {n} actions; this game "
+                f"has ({obs_dim},) and {num_actions} (another game or player count?)"
+            )
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
+    ) -> np.ndarray:
+        # The actor's logits directly (no torch Categorical: its normalisation over
+        # hundreds of actions costs more than the network); illegal actions are
+        # pushed to -inf, then argmax, or Gumbel-max for a sample of softmax(logits).
+        pol = self.policy
+        with th.no_grad():
+            obs = th.as_tensor(np.asarray(observation, np.float32))
+            features = pol.extract_features(obs, pol.pi_features_extractor)
+            logits = pol.action_net(pol.mlp_extractor.forward_actor(features))
+            mask = th.as_tensor(np.asarray(action_mask, bool))
+            logits = logits.masked_fill(~mask, -th.inf)
+            if not self.deterministic:
+                u = th.rand_like(logits).clamp_(1e-12, 1.0)
+                logits = logits - th.log(-th.log(u))
+            return logits.argmax(dim=1).numpy().astype(np.int64)

@@ -1,0 +1,192 @@
+"""``trafficenvs train``: MaskablePPO against a pool of opponents, with self-play.
+
+The learner plays one seat of every game in a :class:`SelfPlayVecEnv`; the other
+seats are played by opponents drawn per game from a pool: ``random``, ``greedy``,
+fixed checkpoints (``ppo:PATH``) and ``self`` (frozen copies of the learner, a new
+one every ``snapshot_every`` steps, the oldest replaced beyond ``max_snapshots``).
+Each group gets an equal share of the games. Every ``eval_every`` steps the
+learner (argmax moves) plays an arena against random and greedy; the win shares go
+to the console, TensorBoard (``eval/win_share_vs_*``) and ``<out>.eval.json``.
+Checkpoints are written every ``checkpoint_every`` steps next to ``out``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trafficenvs.agents.arena import run_arena
+from trafficenvs.agents.greedy import has_greedy
+from trafficenvs.agents.zoo import make_agent
+from trafficenvs.registry import game_name, make_game
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run (stored beside the checkpoint)."""
+
+    game: str
+    players: int = 2
+    timesteps: int = 2_000_000
+    opponents: str = "random,greedy,self"
+    seed: int = 0
+    num_envs: int = 256
+    n_steps: int = 32
+    batch_size: int = 2048
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 1.0
+    ent_coef: float = 0.01
+    net: tuple[int, ...] = (128, 128)
+    snapshot_every: int = 100_000
+    max_snapshots: int = 8
+    eval_every: int = 200_000
+    eval_games: int = 1000
+    checkpoint_every: int = 500_000
+    out: str = ""
+    tensorboard: str | None = None
+    shaping: bool = False
+    torch_threads: int = 1
+    progress: bool = True
+    #: start from this checkpoint's weights (continue or fine-tune a run)
+    init: str | None = None
+    #: the command line that started the run (recorded with the checkpoint)
+    command: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _evaluate(model: Any, cfg: TrainConfig, against: list[str], seed: int) -> dict[str, float]:
+    """Win share of the learner (argmax) against each of ``against``."""
+    from trafficenvs.agents.ppo import PPOPolicy
+
+    game = make_game(cfg.game, num_players=cfg.players, **cfg.options)
+    me = PPOPolicy(model.policy, name="learner")
+    out = {}
+    for spec in against:
+        other = make_agent(spec, game, seed=seed)
+        res = run_arena(cfg.game, [me, other], cfg.players, cfg.eval_games, seed=seed,
+                        num_envs=min(cfg.eval_games, 1024), **cfg.options)
+        out[other.name] = res.stats("learner").win_share
+    model.policy.set_training_mode(False)
+    return out
+
+
+def train(cfg: TrainConfig) -> dict[str, Any]:
+    """Run MaskablePPO training as ``cfg`` says; returns a summary (also saved as JSON)."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS, PPOPolicy
+    from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
+
+    th.set_num_threads(cfg.torch_threads)
+    # argument checks of torch distributions cost ~10% of training time here
+    th.distributions.Distribution.set_default_validate_args(False)
+    name = game_name(cfg.game)
+    out = Path(cfg.out or f"agents/checkpoints/{name}_{cfg.players}p.zip")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    options = dict(cfg.options)
+    if cfg.shaping:
+        options["shaping"] = True
+    game = make_game(name, num_players=cfg.players, **options)
+
+    groups = [g.strip() for g in cfg.opponents.split(",") if g.strip()]
+    if not groups:
+        raise ValueError("--opponents needs at least one of random, greedy, self, ppo:PATH")
+    pool = OpponentPool(max_per_group=cfg.max_snapshots, seed=cfg.seed)
+    for k, g in enumerate(groups):
+        if g == "self":
+            pool.weights["self"] = 1.0
+        else:
+            pool.add(make_agent(g, game, seed=cfg.seed + 17 * (k + 1)), group=g)
+    env = SelfPlayVecEnv(name, cfg.num_envs, pool, seed=cfg.seed, num_players=cfg.players,
+                         **options)
+
+    tb = cfg.tensorboard
+    if tb:
+        try:
+            import tensorboard  # noqa: F401
+        except ImportError:
+            print("tensorboard is not installed: no TensorBoard logs")
+            tb = None
+    policy_kwargs = dict(DEFAULT_POLICY_KWARGS,
+                         net_arch={"pi": list(cfg.net), "vf": list(cfg.net)})
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, gamma=cfg.gamma,
+        ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs, seed=cfg.seed, verbose=0,
+        tensorboard_log=tb, device="cpu",
+    )
+    if cfg.init:
+        model.set_parameters(cfg.init, exact_match=True, device="cpu")
+    if "self" in groups:
+        pool.add(PPOPolicy.frozen(model, "self@0"), group="self")
+
+    eval_against = ["random"] + (["greedy"] if has_greedy(name) else [])
+    history: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+
+    class Hooks(BaseCallback):
+        """Self-play snapshots, evaluations and checkpoints on their schedules."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_snap = cfg.snapshot_every
+            self.next_eval = cfg.eval_every
+            self.next_ckpt = cfg.checkpoint_every
+
+        def _on_step(self) -> bool:
+            n = self.num_timesteps
+            if "self" in groups and n >= self.next_snap:
+                pool.add(PPOPolicy.frozen(self.model, f"self@{n}"), group="self")
+                self.next_snap += cfg.snapshot_every
+            if cfg.eval_every > 0 and n >= self.next_eval:
+                self.next_eval += cfg.eval_every
+                self._eval(n)
+            if cfg.checkpoint_every > 0 and n >= self.next_ckpt:
+                self.model.save(out.with_name(f"{out.stem}_{n}_steps.zip"))
+                self.next_ckpt += cfg.checkpoint_every
+            return True
+
+        def _eval(self, n: int) -> None:
+            wall = time.perf_counter() - t0
+            shares = _evaluate(self.model, cfg, eval_against, seed=cfg.seed + n)
+            row = {"timesteps": n, "env_steps": env.env_steps, "seconds": round(wall, 1),
+                   **{f"win_share_vs_{k}": round(v, 4) for k, v in shares.items()}}
+            history.append(row)
+            for k, v in shares.items():
+                self.logger.record(f"eval/win_share_vs_{k}", v)
+            msg = ", ".join(f"vs {k} {v:.3f}" for k, v in shares.items())
+            print(f"[{n:>9} steps, {wall:7.1f} s] win share {msg}", flush=True)
+
+    model.learn(cfg.timesteps, callback=Hooks(), progress_bar=cfg.progress,
+                tb_log_name=f"{name}_{cfg.players}p")
+    wall = time.perf_counter() - t0
+    model.save(out)
+    final = _evaluate(model, cfg, eval_against, seed=cfg.seed + 10**9)
+    summary = {
+        "checkpoint": str(out),
+        "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(cfg).items()},
+        "wall_seconds": round(wall, 1),
+        "learner_steps": int(model.num_timesteps),
+        "env_steps": int(env.env_steps),
+        "env_steps_per_second": round(env.env_steps / wall, 1),
+        "learner_steps_per_second": round(model.num_timesteps / wall, 1),
+        "final_win_share": {k: round(v, 4) for k, v in final.items()},
+        "history": history,
+    }
+    out.with_suffix(".json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(
+        f"done: {model.num_timesteps} learner steps ({env.env_steps} env steps) in {wall:.0f} s "
+        f"= {env.env_steps / wall:.0f} env steps/s; saved {out}"
+    )
+    print("final win share (1000 games): "
+          + ", ".join(f"vs {k} {v:.3f}" for k, v in final.items()))
+    return summary
+
+
+__all__ = ["TrainConfig", "train"]

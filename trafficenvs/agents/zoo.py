@@ -1,0 +1,46 @@
+"""Agents by name, as the command line spells them.
+
+``random`` (uniform legal moves), ``greedy`` (the game's rule-based player),
+``ppo:PATH`` (a MaskablePPO checkpoint playing its most likely legal move) and
+``ppo-sample:PATH`` (the same checkpoint sampling from its policy).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trafficenvs.agents.greedy import make_greedy
+from trafficenvs.agents.policy import Policy, RandomPolicy
+from trafficenvs.core.game import Game
+
+SPECS = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH")
+
+
+def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
+    """The agent ``spec`` names, for ``game``'s configuration."""
+    spec = spec.strip()
+    if spec == "random":
+        return RandomPolicy(seed)
+    if spec == "greedy":
+        return make_greedy(game, seed=seed)
+    kind, sep, path = spec.partition(":")
+    if sep and kind in ("ppo", "ppo-sample") and path:
+        from trafficenvs.agents.ppo import PPOPolicy
+
+        agent = PPOPolicy.load(path, name=f"{kind}:{Path(path).stem}",
+                               deterministic=kind == "ppo")
+        agent.check_fits(game.obs_dim, game.num_actions)
+        return agent
+    raise ValueError(f"unknown agent {spec!r}; agents are {', '.join(SPECS)}")
+
+
+def make_agents(specs: list[str], game: Game, seed: int = 0) -> list[Policy]:
+    """Agents for ``specs``, with unique names (a repeated name gets ``#2``, ``#3``...)."""
+    agents = [make_agent(s, game, seed=seed + 1000 * i) for i, s in enumerate(specs)]
+    seen: dict[str, int] = {}
+    for a in agents:
+        k = seen.get(a.name, 0) + 1
+        seen[a.name] = k
+        if k > 1:
+            a.name = f"{a.name}#{k}"
+    return agents
