@@ -487,7 +487,9 @@ def test_the_first_car_in_push_order_wins():
     assert t.state()["winner"] == [0]
 
 
-def test_turn_limit_ends_the_game_as_a_draw():
+def test_turn_limit_truncates_the_game_with_no_result():
+    """J9: the turn cap is a truncation (C2: reward 0 for everyone), not a draw."""
     t = line4(homes=["A", "D"], max_turns=1).set({"A-B": "0", "B-C": "n n", "C-D": "n n 1"})
     rewards = t.play(t.game.num_actions - 1)
-    assert t.over and t.state()["winner"] == [] and set(rewards.values()) == {0.0}
+    assert not t.over and all(t.env.truncations.values())
+    assert t.state()["winner"] == [] and set(rewards.values()) == {0.0}

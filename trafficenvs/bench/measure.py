@@ -177,22 +177,30 @@ def bench_nojit(game: str, options: dict, seconds: float) -> dict[str, float]:
 
 
 _MEMORY = """
-import json, resource, numpy as np
+import json, os, resource, numpy as np
 import trafficenvs
 from trafficenvs.core import driver
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def rss_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+before = rss_mib()
 v = trafficenvs.make_vec({game!r}, num_envs={batch}, **{options!r})
 o = v.reset(seed=0)
 st = driver.rng_states({batch}, 1); a = np.zeros({batch}, np.int64)
 for _ in range(50):
     driver.sample_legal(o.action_mask, st, a); o = v.step(a)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"peak_rss_mib": after / 1024, "env_mib": (after - before) / 1024}}))
+after = rss_mib()
+buffers = v.records.nbytes + sum(getattr(o, f).nbytes for f in o.__dataclass_fields__)
+print(json.dumps({{"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "env_rss_mib": after - before, "env_buffers_mib": buffers / 2**20}}))
 """
 
 
 def bench_memory(game: str, options: dict, batch: int = 16384) -> dict[str, float]:
-    """Peak resident memory of a process stepping a batch (and the env's share of it)."""
+    """Memory of a process stepping a batch: the process's peak (import and compiled
+    code included), what the env added to the resident set, and its own arrays."""
     return {"batch": batch, **_subprocess(_MEMORY.format(game=game, options=options,
                                                          batch=batch))}
 

@@ -18,6 +18,10 @@ def _m(x: float) -> str:
     return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.1f} k"
 
 
+def _x(ratio: float | None) -> str:
+    return "n/a" if ratio is None else f"{ratio:.2f}x"
+
+
 def _vec(game: dict, batch: int, threads: int) -> dict | None:
     for v in game["vector"]:
         if v["batch"] == batch and v["threads"] == threads:
@@ -81,8 +85,10 @@ def text_table(result: dict[str, Any]) -> str:
         lines.append(f"pure Python (NUMBA_DISABLE_JIT=1, batch 8): "
                      f"{g['nojit']['env_steps_per_s']:,.0f}/s")
         if "memory" in g:
-            lines.append(f"peak memory at batch {g['memory']['batch']}: "
-                         f"{g['memory']['peak_rss_mib']:.0f} MiB")
+            mem = g["memory"]
+            lines.append(f"memory at batch {mem['batch']}: env arrays "
+                         f"{mem['env_buffers_mib']:.0f} MiB, resident +{mem['env_rss_mib']:.0f} "
+                         f"MiB, process peak {mem['peak_rss_mib']:.0f} MiB")
         lines.append(f"{'batch':>6} {'threads':>7} {'env steps/s':>14} {'kernel-only':>14}")
         for v in g["vector"]:
             lines.append(f"{v['batch']:>6} {v['threads']:>7} {v['env_steps_per_s']:>14,.0f} "
@@ -104,8 +110,8 @@ def markdown_table(result: dict[str, Any]) -> str:
         warm = g["startup"]["warm"]["total_s"]
         rows.append(
             f"| {name} | {_m(h['vec_4096'])}/s | {_m(h['kernel_4096'])}/s | "
-            f"{h.get('vec_vs_pgx', float('nan')):.2f}x | {_m(h['aec_env'])}/s | "
-            f"{h.get('aec_vs_c4', float('nan')):.2f}x | {_m(h['nojit'])}/s | "
+            f"{_x(h.get('vec_vs_pgx'))} | {_m(h['aec_env'])}/s | "
+            f"{_x(h.get('aec_vs_c4'))} | {_m(h['nojit'])}/s | "
             f"{g['sizes']['record_bytes']} B | {warm:.2f} s |"
         )
     peers = []

@@ -24,6 +24,7 @@ register_kernels(
     observe=kernels.observe,
     current_player=kernels.current_player,
     is_over=kernels.is_over,
+    is_truncated=kernels.is_truncated,
 )
 
 

@@ -50,8 +50,8 @@ class JammingTrafficGame(Game):
     Options: ``map`` (a shipped name, a JSON path, a dict or a
     :class:`~trafficenvs.jamming_traffic.maps.Map`), ``homes`` (one town per seat;
     None draws them from the reset seed, J3), ``faces`` (the faces of each of the
-    two dice, J4), ``max_turns`` (end the game as a draw after this many turns; the
-    env's ``max_cycles`` truncates by moves instead).
+    two dice, J4), ``max_turns`` (truncate the game after this many turns, J9; the
+    env's ``max_cycles`` also truncates, by moves).
     """
 
     name = "jamming_traffic"

@@ -677,7 +677,7 @@ def _start_turn(rec, cfg):
 def _end_turn(rec, cfg):
     rec.turn += 1
     if cfg.max_turns > 0 and rec.turn >= cfg.max_turns:
-        rec.phase = OVER  # a draw: nobody wins, every reward 0 (C2)
+        rec.phase = OVER  # cut off, nobody wins: ``is_truncated`` (J9, C2: reward 0)
         for j in range(cfg.num_players):
             rec.winner[j] = 0
         return
@@ -746,8 +746,24 @@ def current_player(rec, cfg):
 
 
 @njit(cache=True)
+def _capped(rec, cfg):
+    """The game stopped at the ``max_turns`` cap with no winner (J9's truncation)."""
+    if rec.phase != OVER or cfg.max_turns <= 0 or rec.turn < cfg.max_turns:
+        return False
+    for j in range(cfg.num_players):
+        if rec.winner[j]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def is_over(rec, cfg):
-    return rec.phase == OVER
+    return rec.phase == OVER and not _capped(rec, cfg)
+
+
+@njit(cache=True)
+def is_truncated(rec, cfg):
+    return _capped(rec, cfg)
 
 
 @njit(cache=True)
