@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -78,6 +79,25 @@ def make_vec(env_id: str, *, num_envs: int, max_cycles: int | None = None,
              **options: Any) -> TrafficVecEnv:
     """A vectorised env: ``num_envs`` games of ``env_id`` stepped together."""
     return TrafficVecEnv(make_game(env_id, **options), num_envs=num_envs, max_cycles=max_cycles)
+
+
+def entry_points(name: str) -> tuple[Callable[..., AECEnv], Callable[..., AECEnv],
+                                     Callable[..., TrafficVecEnv]]:
+    """A game package's ``env()``, ``raw_env()`` and ``vec_env()``, PettingZoo style:
+    ``env()`` has the usual wrappers (like ``connect_four_v3.env()``), ``raw_env()``
+    is unwrapped (raises ``ValueError`` on illegal moves), ``vec_env(num_envs)`` steps
+    ``num_envs`` games together."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        return make(name, **kwargs)
+
+    def raw_env(**kwargs: Any) -> AECEnv:
+        return make(name, wrapped=False, **kwargs)
+
+    def vec_env(num_envs: int, **kwargs: Any) -> TrafficVecEnv:
+        return make_vec(name, num_envs=num_envs, **kwargs)
+
+    return env, raw_env, vec_env
 
 
 def _entry_point(name: str):

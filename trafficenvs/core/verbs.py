@@ -37,6 +37,7 @@ Every record dtype also has the common fields ``rng_key``, ``rng_ctr`` (uint64),
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -63,6 +64,13 @@ def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
     if absent:
         raise ValueError(f"record dtype lacks the common fields {absent}")
     _KERNELS[np.dtype(record_dtype)] = {"is_truncated": never_truncated, **kernels}
+
+
+def register_module(kernels: Any) -> None:
+    """Register a game's kernels module: its ``RECORD_DTYPE`` and the functions named
+    after the verbs (``init``, ``step``, ...; ``is_truncated`` if it has one)."""
+    found = {v: getattr(kernels, v) for v in VERBS + OPTIONAL_VERBS if hasattr(kernels, v)}
+    register_kernels(kernels.RECORD_DTYPE, **found)
 
 
 def _kernel(rec_type, verb: str) -> Callable:
