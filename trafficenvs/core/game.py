@@ -122,6 +122,39 @@ class Game(abc.ABC):
         driver.single_reset(recs, self.cfg, np.uint64(seed), self.num_players)
         return recs
 
+    # -- state dicts: the parts every game shares --------------------------------
+    def check_state_header(self, state: Any, keys: set[str], optional: set[str]) -> None:
+        """A state dict is a dict of exactly ``keys`` (``optional`` may be left out),
+        of this game and of this env's player count; ValueError/TypeError otherwise."""
+        if not isinstance(state, dict):
+            raise TypeError("a state is a dict")
+        unknown = set(state) - keys
+        missing = keys - optional - set(state)
+        if unknown or missing:
+            raise ValueError(
+                f"state dict: unknown keys {sorted(unknown)}, missing {sorted(missing)}"
+            )
+        if state["game"] != self.name:
+            raise ValueError(f"state is of game {state['game']!r}, not {self.name!r}")
+        if state["num_players"] != self.num_players:
+            raise ValueError(
+                f"state has {state['num_players']} players, this env {self.num_players}"
+            )
+
+    @staticmethod
+    def rng_to_dict(rec: np.void) -> dict[str, int]:
+        """The record's generator as ``{"key": int, "counter": int}`` (C1)."""
+        return {"key": int(rec["rng_key"]), "counter": int(rec["rng_ctr"])}
+
+    @staticmethod
+    def load_rng(rec: np.void, state: dict[str, Any]) -> None:
+        """Set the record's generator from ``state["rng"]`` (default: key 0, counter 0)."""
+        rng = state.get("rng", {"key": 0, "counter": 0})
+        if not isinstance(rng, dict) or set(rng) != {"key", "counter"}:
+            raise ValueError("rng must be {'key': int, 'counter': int}")
+        rec["rng_key"] = np.uint64(rng["key"])
+        rec["rng_ctr"] = np.uint64(rng["counter"])
+
     # -- spaces ----------------------------------------------------------------
     @property
     def obs_low(self) -> float:

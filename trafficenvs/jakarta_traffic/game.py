@@ -155,7 +155,7 @@ class JakartaTrafficGame(Game):
             "over": bool(rec["over"]),
             "end_triggered": bool(rec["trigger"]),
             "moves": int(rec["moves"]),
-            "rng": {"key": int(rec["rng_key"]), "counter": int(rec["rng_ctr"])},
+            "rng": self.rng_to_dict(rec),
             "forced_dice": [int(d) for d in rec["forced"][: rec["forced_n"]]],
             "last_dice": [int(rec["dice"][0]), int(rec["dice"][1])],
             "turn_start": self._cell(rec["start"]),
@@ -200,26 +200,11 @@ class JakartaTrafficGame(Game):
         return names.index(v)
 
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:  # noqa: C901 (one check each)
-        if not isinstance(state, dict):
-            raise TypeError("a state is a dict")
-        unknown = set(state) - STATE_KEYS
-        missing = STATE_KEYS - OPTIONAL_KEYS - set(state)
-        if unknown or missing:
-            raise ValueError(
-                f"state dict: unknown keys {sorted(unknown)}, missing {sorted(missing)}"
-            )
-        if state["game"] != self.name:
-            raise ValueError(f"state is of game {state['game']!r}, not {self.name!r}")
+        self.check_state_header(state, STATE_KEYS, OPTIONAL_KEYS)
         n = self.num_players
-        if state["num_players"] != n:
-            raise ValueError(f"state has {state['num_players']} players, this env {n}")
         recs = self.new_records(1)
         r = recs[0]
-        rng = state.get("rng", {"key": 0, "counter": 0})
-        if not isinstance(rng, dict) or set(rng) != {"key", "counter"}:
-            raise ValueError("rng must be {'key': int, 'counter': int}")
-        r["rng_key"] = np.uint64(rng["key"])
-        r["rng_ctr"] = np.uint64(rng["counter"])
+        self.load_rng(r, state)
         r["moves"] = self._int(state.get("moves", 0), "moves", 0, 2**31 - 1)
         r["round"] = self._int(state["round"], "round", 0, 2**31 - 1)
         cur = self._int(state["to_move"], "to_move", 0, n - 1)

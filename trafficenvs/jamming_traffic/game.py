@@ -255,7 +255,7 @@ class JammingTrafficGame(Game):
             "to_move": int(rec["cur"]),
             "turn": int(rec["turn"]),
             "moves": int(rec["moves"]),
-            "rng": {"key": int(rec["rng_key"]), "counter": int(rec["rng_ctr"])},
+            "rng": self.rng_to_dict(rec),
             "homes": [int(h) for h in rec["home"][:n]],
             "roads": roads,
             "held": [r for r in range(R) if rec["held"][r]],
@@ -279,20 +279,9 @@ class JammingTrafficGame(Game):
         return self.faces.index(v)
 
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:
-        if not isinstance(state, dict):
-            raise TypeError("a state is a dict")
-        unknown = set(state) - STATE_KEYS
-        missing = STATE_KEYS - OPTIONAL_KEYS - set(state)
-        if unknown or missing:
-            raise ValueError(
-                f"state dict: unknown keys {sorted(unknown)}, missing {sorted(missing)}"
-            )
-        if state["game"] != self.name:
-            raise ValueError(f"state is of game {state['game']!r}, not {self.name!r}")
+        self.check_state_header(state, STATE_KEYS, OPTIONAL_KEYS)
         n = self.num_players
         T, R = self.map.num_towns, self.map.num_roads
-        if state["num_players"] != n:
-            raise ValueError(f"state has {state['num_players']} players, this env {n}")
         if state.get("map", self.map.name) != self.map.name:
             raise ValueError(f"state is on map {state['map']!r}, this env on {self.map.name!r}")
         phase = state["phase"]
@@ -304,11 +293,7 @@ class JammingTrafficGame(Game):
             raise ValueError(f"to_move must be an int in 0..{n - 1}, got {cur!r}")
         recs = self.new_records(1)
         r = recs[0]
-        rng = state.get("rng", {"key": 0, "counter": 0})
-        if not isinstance(rng, dict) or set(rng) != {"key", "counter"}:
-            raise ValueError("rng must be {'key': int, 'counter': int}")
-        r["rng_key"] = np.uint64(rng["key"])
-        r["rng_ctr"] = np.uint64(rng["counter"])
+        self.load_rng(r, state)
         r["moves"] = int(state.get("moves", 0))
         r["turn"] = int(state.get("turn", 0))
         r["phase"] = ph

@@ -113,7 +113,7 @@ class TrafficJamGame(Game):
             "to_move": int(rec["cur"]),
             "over": bool(rec["over"]),
             "moves": int(rec["moves"]),
-            "rng": {"key": int(rec["rng_key"]), "counter": int(rec["rng_ctr"])},
+            "rng": self.rng_to_dict(rec),
             "deck": [self.deck.kinds[k].name for k in rec["deck"][: rec["deck_n"]]],
             "discard": self._names(rec["discard"]),
             "hands": [self._names(rec["hand"][p]) for p in range(n)],
@@ -149,19 +149,8 @@ class TrafficJamGame(Game):
         return out
 
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:
-        if not isinstance(state, dict):
-            raise TypeError("a state is a dict")
-        unknown = set(state) - STATE_KEYS
-        missing = STATE_KEYS - OPTIONAL_KEYS - set(state)
-        if unknown or missing:
-            raise ValueError(
-                f"state dict: unknown keys {sorted(unknown)}, missing {sorted(missing)}"
-            )
-        if state["game"] != self.name:
-            raise ValueError(f"state is of game {state['game']!r}, not {self.name!r}")
+        self.check_state_header(state, STATE_KEYS, OPTIONAL_KEYS)
         n = self.num_players
-        if state["num_players"] != n:
-            raise ValueError(f"state has {state['num_players']} players, this env {n}")
         rnd, trip, stage, cur = (state[k] for k in ("round", "trip", "stage", "to_move"))
         over = bool(state.get("over", False))
         for key, val, hi in (("round", rnd, 3), ("trip", trip, 2), ("stage", stage, 2),
@@ -176,11 +165,7 @@ class TrafficJamGame(Game):
 
         recs = self.new_records(1)
         r = recs[0]
-        rng = state.get("rng", {"key": 0, "counter": 0})
-        if set(rng) != {"key", "counter"}:
-            raise ValueError("rng must be {'key': int, 'counter': int}")
-        r["rng_key"] = np.uint64(rng["key"])
-        r["rng_ctr"] = np.uint64(rng["counter"])
+        self.load_rng(r, state)
         r["moves"] = int(state.get("moves", 0))
         r["round"], r["trip"], r["stage"], r["cur"], r["over"] = rnd, trip, stage, cur, over
 

@@ -262,18 +262,19 @@ def observe(rec, cfg, seat, out):
 
 
 @njit(cache=True)
-def road_size(rec, cfg, t):
-    """T2 size rules: the space road ``t`` takes, from the cards on it."""
-    van = 0
-    ones = 0
-    truck = 0
-    bus = 0
-    moto = 0
-    for k in range(cfg.num_kinds):
-        n = rec.road[k]
-        if n == 0 or cfg.kind_time[k] != t:
+def size_of_counts(cnt, t, kind_time, kind_type, num_kinds):
+    """T2 size rules: the space road ``t`` takes when ``cnt[k]`` cards of each kind
+    ``k`` lie on the roads (counts may be expected values: the greedy player's)."""
+    van = 0.0
+    ones = 0.0
+    truck = 0.0
+    bus = 0.0
+    moto = 0.0
+    for k in range(num_kinds):
+        n = cnt[k]
+        if n == 0 or kind_time[k] != t:
             continue
-        ty = cfg.kind_type[k]
+        ty = kind_type[k]
         if ty == VAN:
             van += n
         elif ty == CABRIOLET or ty == BUGGY or ty == ICE_CREAM:
@@ -292,6 +293,12 @@ def road_size(rec, cfg, t):
     if moto >= 2:
         size += moto
     return size
+
+
+@njit(cache=True)
+def road_size(rec, cfg, t):
+    """The space road ``t`` takes, from the cards on it (an integer)."""
+    return np.int64(size_of_counts(rec.road, t, cfg.kind_time, cfg.kind_type, cfg.num_kinds))
 
 
 @njit(cache=True)

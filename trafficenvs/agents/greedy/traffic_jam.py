@@ -36,9 +36,7 @@ from numba import njit, prange
 from trafficenvs.core.game import Game
 from trafficenvs.traffic_jam.kernels import (
     BALLOON,
-    BUGGY,
     BUS,
-    CABRIOLET,
     EITHER,
     FREE,
     ICE_CREAM,
@@ -46,40 +44,8 @@ from trafficenvs.traffic_jam.kernels import (
     MOTORCYCLE,
     TRUCK,
     VAN,
+    size_of_counts,
 )
-
-
-@njit(cache=True)
-def _road_size(cnt, t, ktime, ktype, K):
-    """The T2 size of road ``t`` holding ``cnt[k]`` cards of each kind ``k``."""
-    van = 0.0
-    ones = 0.0
-    truck = 0.0
-    bus = 0.0
-    moto = 0.0
-    for k in range(K):
-        n = cnt[k]
-        if n == 0 or ktime[k] != t:
-            continue
-        ty = ktype[k]
-        if ty == VAN:
-            van += n
-        elif ty == CABRIOLET or ty == BUGGY or ty == ICE_CREAM:
-            ones += n
-        elif ty == TRUCK:
-            truck += n
-        elif ty == BUS:
-            bus += n
-        elif ty == MOTORCYCLE:
-            moto += n
-    size = 2 * van + ones
-    if truck > 0:
-        size += 2 * truck - 1
-    if bus > 0:
-        size += 1
-    if moto >= 2:
-        size += moto
-    return size
 
 
 @njit(cache=True)
@@ -113,7 +79,7 @@ def _car_value(cnt, car, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type):
         p = (1.0 - q) ** m
     cond = kcond[car]
     if cond != EITHER:
-        size = _road_size(cnt, t, ktime, ktype, K)
+        size = size_of_counts(cnt, t, ktime, ktype, K)
         free = _poisson_cdf(N - size, m * lam_unit[t])
         if cond == FREE:
             p *= free
