@@ -93,3 +93,23 @@ def test_arena_command_prints_the_table_and_writes_json(tmp_path, capsys):
 def test_unknown_agent_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown agent 'smart'"):
         make_agents(["smart"], make_game("traffic_jam", num_players=2))
+
+
+def test_per_game_arrays_agree_with_the_summary_and_the_final_records():
+    """The arrays behind the table: one row per game, and the final records they came from."""
+    g = make_game("traffic_jam", num_players=3)
+    res = run_arena("traffic_jam", make_agents(["random", "greedy"], g, seed=5), 3, 120,
+                    seed=5, keep_records=True)
+    d = res.games_data
+    assert d["lineup"].shape == d["returns"].shape == d["scores"].shape == (120, 3)
+    assert d["length"].shape == d["truncated"].shape == (120,)
+    share = win_shares(d["returns"])
+    mine = share[d["lineup"] == 1].mean()
+    assert mine == pytest.approx(res.stats("greedy").win_share)
+    assert res.mean_length == pytest.approx(d["length"].mean())
+    recs = res.final_records
+    assert recs is not None and len(recs) == 120
+    np.testing.assert_array_equal(recs["joy"][:, :3], d["scores"])
+    np.testing.assert_array_equal(recs["moves"], d["length"])
+    assert "games_data" not in json.loads(res.to_json())
+    assert run_arena("traffic_jam", [RandomPolicy(0)], 2, 10).final_records is None

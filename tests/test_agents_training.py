@@ -35,3 +35,27 @@ def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_p
                  "--num-envs", "8", "--n-steps", "32", "--batch-size", "128",
                  "--eval-every", "0", "--checkpoint-every", "0", "--init", str(out),
                  "--out", str(tmp_path / "more.zip"), "--no-progress"]) == 0
+
+
+@pytest.mark.parametrize("game,extra", [("jamming_traffic", []),
+                                        ("jakarta_traffic", ["--shaping"])])
+def test_every_game_trains_against_its_greedy_player_and_keeps_the_callers_threads(
+        game, extra, tmp_path, capsys):
+    """Training runs the env on ``--env-threads`` numba threads and restores the
+    caller's count afterwards (a notebook keeps its own setting)."""
+    import numba
+
+    before = numba.get_num_threads()
+    out = tmp_path / f"{game}.zip"
+    assert main([
+        "train", game, "--players", "2", "--timesteps", "256", "--num-envs", "8",
+        "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
+        "--opponents", "random,greedy", "--eval-every", "256", "--eval-games", "8",
+        "--checkpoint-every", "0", "--env-threads", "1", "--out", str(out),
+        "--no-progress", *extra,
+    ]) == 0
+    assert numba.get_num_threads() == before
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["config"]["env_threads"] == 1
+    assert set(summary["final_win_share"]) == {"random", "greedy"}
+    assert summary["learner_steps"] >= 256

@@ -91,6 +91,13 @@ class ArenaResult:
     agents: list[AgentStats]
     #: head_to_head[a][b]: share of shared games where a finished above b (ties 1/2)
     head_to_head: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    #: per game, in the order the games ended: the agent index in each seat ``(G, N)``,
+    #: the seats' C2 returns ``(G, N)`` and scores ``(G, N)``, the length in moves
+    #: ``(G,)`` and whether the move limit cut it ``(G,)``; for plots and your own
+    #: statistics (not written by ``to_json``)
+    games_data: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    #: the final record of every game (same order), if ``run_arena(keep_records=True)``
+    final_records: np.ndarray | None = field(default=None, repr=False)
 
     def stats(self, name: str) -> AgentStats:
         for a in self.agents:
@@ -130,7 +137,11 @@ class ArenaResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The summary (everything but the per-game arrays) as plain data."""
+        out = asdict(self)
+        out.pop("games_data")
+        out.pop("final_records")
+        return out
 
     def to_json(self, path: str | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2)
@@ -148,9 +159,14 @@ def run_arena(
     seed: int = 0,
     num_envs: int | None = None,
     max_cycles: int | None = None,
+    keep_records: bool = False,
     **options: Any,
 ) -> ArenaResult:
-    """Play ``games`` games among ``agents`` (seats rotated) and measure them."""
+    """Play ``games`` games among ``agents`` (seats rotated) and measure them.
+
+    ``keep_records`` also returns every game's final record (the whole end position,
+    for questions the summary does not answer, e.g. what the winners scored with).
+    """
     if options.get("shaping"):
         raise ValueError("the arena judges by the C2 result: play it without shaping")
     if games < 1:
@@ -172,7 +188,7 @@ def run_arena(
     # the g-th game overall (row i's k-th game is number i + k*b) takes line-up g % L
     lineup_of = lineups[rows % len(lineups)].copy()
     ret = np.zeros((b, num_players), np.float64)
-    res_lineup, res_ret, res_score, res_len, res_trunc = [], [], [], [], []
+    res_lineup, res_ret, res_score, res_len, res_trunc, res_rec = [], [], [], [], [], []
     active = quota > 0
     while active.any():
         seat_agent = lineup_of[rows, out.current_player]
@@ -192,6 +208,8 @@ def run_arena(
             res_score.append(np.asarray(game.scores(rec), np.float64)[:num_players])
             res_len.append(int(rec["moves"]))
             res_trunc.append(bool(out.truncated[i]))
+            if keep_records:
+                res_rec.append(rec.copy())
             ret[i] = 0.0
             played[i] += 1
             lineup_of[i] = lineups[(i + played[i] * b) % len(lineups)]
@@ -232,4 +250,7 @@ def run_arena(
         env_id=game.env_id(), num_players=num_players, games=len(lu), seed=seed,
         seconds=time.perf_counter() - t0, mean_length=float(ln.mean()),
         truncated=int(np.sum(res_trunc)), agents=stats, head_to_head=h2h,
+        games_data={"lineup": lu, "returns": rt, "scores": sc, "length": ln,
+                    "truncated": np.array(res_trunc, bool)},
+        final_records=np.array(res_rec, dtype=game.record_dtype) if keep_records else None,
     )

@@ -41,6 +41,8 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--init", default=None, metavar="PATH",
                    help="start from this checkpoint's weights (continue a run)")
     p.add_argument("--threads", type=int, default=d.torch_threads, help="torch threads")
+    p.add_argument("--env-threads", type=int, default=d.env_threads,
+                   help="numba threads for the games and opponents (1 leaves a core to torch)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run_train)
 
@@ -56,6 +58,7 @@ def run_train(args: argparse.Namespace) -> int:
         snapshot_every=args.snapshot_every, eval_every=args.eval_every,
         eval_games=args.eval_games, checkpoint_every=args.checkpoint_every, out=args.out,
         tensorboard=args.tensorboard, shaping=args.shaping, torch_threads=args.threads,
+        env_threads=args.env_threads,
         progress=not args.no_progress, init=args.init,
         command="trafficenvs train " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
     )

@@ -77,9 +77,11 @@ def run(games: list[str], quick: bool = False, seconds: float | None = None,
     result: dict[str, Any] = {"quick": quick, "seconds_per_figure": secs}
     result["bandwidth"] = measure.memory_bandwidth(64 if quick else 256)
     result["peers"] = {"connect_four_v3": peers.connect_four(secs)}
+    result["games"] = {g: bench_game(g, quick, secs, threads) for g in games}
+    # JAX and torch start thread pools that stay busy for a while after use, so the
+    # pgx peer and the training comparison come after this package's figures
     if pgx and not quick:
         result["peers"]["pgx_connect_four"] = peers.pgx_connect_four(PGX_BATCHES, secs)
-    result["games"] = {g: bench_game(g, quick, secs, threads) for g in games}
     if train:
         steps = training.ROLLOUT if quick else 4 * training.ROLLOUT
         result["training"] = training.bench_training(

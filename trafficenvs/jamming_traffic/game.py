@@ -121,6 +121,8 @@ class JammingTrafficGame(Game):
                     c["st_end"][r, x, k] = 0 if m.roads[cand][0] == t else 1
                 c["st_h"][r, x] = 2 * order[0] + c["st_end"][r, x, 0]
                 c["mv_base"][r, x] = n_moves
+                c["mv_tpl"][r, x] = sum(1 << (8 * k) for k in range(len(self.ccw[t]))
+                                        if k != c["pos"][r, x])
                 for k in range(len(self.ccw[t])):
                     c["mv_road"][n_moves] = r
                     c["mv_end"][n_moves] = x

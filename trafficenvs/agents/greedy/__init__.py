@@ -18,6 +18,8 @@ from trafficenvs.core.game import Game
 #: game name -> "module:class" of its greedy player
 GREEDY: dict[str, str] = {
     "traffic_jam": "trafficenvs.agents.greedy.traffic_jam:TrafficJamGreedy",
+    "jamming_traffic": "trafficenvs.agents.greedy.jamming_traffic:JammingTrafficGreedy",
+    "jakarta_traffic": "trafficenvs.agents.greedy.jakarta_traffic:JakartaTrafficGreedy",
 }
 
 
