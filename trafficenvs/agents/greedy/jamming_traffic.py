@@ -7,8 +7,8 @@ Strategy (also on docs/rules/jamming_traffic.md, "Strategy of the greedy player"
   game record from it (seat to move as seat 0, the others in turn order) and plays
   each candidate action on a copy with the game's compiled ``step`` kernel: jams,
   endless jams, roundabout and one-way exits, visits and wins come out exactly as
-  the game plays them (the judging below keeps a small copy of the roundabout's exit
-  order, used only to estimate distances, never for what is legal). An action that starts an endless
+  the game plays them (the distance estimate below also asks the kernels for the
+  roundabout's forced exit). An action that starts an endless
   jam is judged by its best stop town (each tried with ``step`` too).
 * **Judge a position by a race estimate.** A seat's standing is
   ``-(12 * towns it still has to visit + moves its car needs to pass its next new
@@ -63,7 +63,7 @@ from trafficenvs.core.game import Game
 from trafficenvs.jamming_traffic.kernels import MOVE as MOVE_PHASE
 from trafficenvs.jamming_traffic.kernels import OVER as OVER_PHASE
 from trafficenvs.jamming_traffic.kernels import PLACE as PLACE_PHASE
-from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, loop_towns_of, step
+from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, _rb_exit, loop_towns_of, step
 from trafficenvs.jamming_traffic.kernels import SETUP as SETUP_PHASE
 from trafficenvs.jamming_traffic.kernels import STOP as STOP_PHASE
 
@@ -174,24 +174,6 @@ def _rebuild(ob, cfg, N, rec):
 
 
 @njit(cache=True)
-def _rb_next(rec, cfg, r, x):
-    """(road, end) the roundabout sends a car from road ``r`` end ``x`` onto, or (-1, 0)."""
-    t = cfg.rt[r, x]
-    d = cfg.deg[t]
-    p = cfg.pos[r, x]
-    stp = 1 if rec.rb_dir == 0 else d - 1
-    for _ in range(d):
-        p += stp
-        if p >= d:
-            p -= d
-        c = cfg.inc[t, p]
-        ce = cfg.inc_end[t, p]
-        if c != rec.ow_road or ce == rec.ow_entry:
-            return c, ce
-    return -1, 0
-
-
-@njit(cache=True)
 def _locate(rec, cfg, N, cr, ci):
     """Road and queue index of every seat's car (-1: not on the board yet)."""
     for s in range(N):
@@ -274,9 +256,11 @@ def _car_cost(rec, cfg, unv, cr, ci, E, opp_block):
             else:
                 c = blk + 1.0
         elif u == rec.rb_town:
-            o, oe = _rb_next(rec, cfg, cr, x)
-            if o < 0:
+            ex = _rb_exit(rec, cfg, cr, x)  # the game's own forced exit
+            if ex < 0:
                 continue
+            o = ex >> 1
+            oe = ex & 1
             c = blk + 1.0 + rec.cnt[o] + E[cfg.rt[o, 1 - oe]]
         else:
             c = BIG
