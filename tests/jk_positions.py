@@ -150,3 +150,13 @@ def pick(x: tuple[int, int]) -> int:
 
 def deliver(lowest: str) -> int:
     return K.A_DELIVER + K.TYPES.index(lowest)
+
+
+def star_piles(*star_lists: list[int]) -> list[int]:
+    """Pile sizes left when the players hold these stars (equal stars: upper pile first)."""
+    piles = [5, 5, 5, 5, 5]
+    for stars in star_lists:
+        for v in stars:
+            slot = [i for i in range(5) if K.STAR_VALUES[i] == v and piles[i] > 0][0]
+            piles[slot] -= 1
+    return piles

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -103,3 +104,15 @@ class Table:
     def visited(self, seat: int) -> set[str]:
         names = list(self.t)
         return {names[t] for t in self.state()["visited"][seat]}
+
+
+def leaf_roads(m) -> list[tuple[int, int]]:
+    """(road, the end town away from the leaf) for every road into a degree-1 town."""
+    deg = Counter(t for r in m.roads for t in r)
+    out = []
+    for r, (a, b) in enumerate(m.roads):
+        if deg[b] == 1:
+            out.append((r, a))
+        if deg[a] == 1:
+            out.append((r, b))
+    return out

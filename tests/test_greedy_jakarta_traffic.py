@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from jk_positions import PLAIN, drive, game, legal, pick, play, position, vec_at
+from jk_positions import PLAIN, drive, game, legal, pick, play, position, star_piles, vec_at
 
 from trafficenvs.agents import RandomPolicy, make_greedy
 from trafficenvs.agents.arena import run_arena
@@ -20,16 +20,6 @@ from trafficenvs.registry import make_vec
 
 G2 = game(2)
 SPA = (2, 0)
-
-
-def star_piles(*star_lists: list[int]) -> list[int]:
-    """Pile sizes left when the players hold these stars (equal stars: upper pile first)."""
-    piles = [5, 5, 5, 5, 5]
-    for stars in star_lists:
-        for v in stars:
-            slot = [i for i in range(5) if K.STAR_VALUES[i] == v and piles[i] > 0][0]
-            piles[slot] -= 1
-    return piles
 
 
 def greedy_action(venv, g=G2) -> int:

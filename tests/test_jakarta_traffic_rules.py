@@ -20,6 +20,7 @@ from jk_positions import (
     play,
     position,
     rotate,
+    star_piles,
     swap,
     vec_at,
 )
@@ -29,16 +30,6 @@ from trafficenvs.jakarta_traffic import kernels as K
 
 def state(venv) -> dict:
     return venv.state_dict(0)
-
-
-def star_piles(*star_lists: list[int]) -> list[int]:
-    """Pile sizes left when the players hold these stars (equal stars: upper pile first)."""
-    piles = [5, 5, 5, 5, 5]
-    for stars in star_lists:
-        for v in stars:
-            slot = [i for i in range(5) if K.STAR_VALUES[i] == v and piles[i] > 0][0]
-            piles[slot] -= 1
-    return piles
 
 
 # --------------------------------------------------------------------------- driving (K3, K6)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from jt_positions import leaf_roads
 
 from trafficenvs import testing
 from trafficenvs.jamming_traffic import random_map
@@ -103,20 +104,6 @@ def test_mask_agrees_with_is_legal_all_game_long():
 # every step (cars conserved, no road over its queue, over 3 only when held at 4).
 
 
-def _leaf_roads(m) -> list[tuple[int, int]]:
-    """(road, the end town away from the leaf) for every road into a degree-1 town."""
-    from collections import Counter
-
-    deg = Counter(t for r in m.roads for t in r)
-    out = []
-    for r, (a, b) in enumerate(m.roads):
-        if deg[b] == 1:
-            out.append((r, a))
-        if deg[a] == 1:
-            out.append((r, b))
-    return out
-
-
 def test_regression_a_full_loop_of_held_roads_is_never_fed_a_sixth_car():
     """Row 46 once met three held roads shuttling between two dead ends (a full loop,
     J8). The move onto it at step 139 made an endless jam that no stop could leave at
@@ -163,7 +150,7 @@ def test_regression_a_held_road_jamming_twice_cannot_strand_a_car():
             K.legal_mask(recs[i], cfg[0], mask[i])
 
     m = random_map(towns=16, seed=3)
-    leaves = _leaf_roads(m)
+    leaves = leaf_roads(m)
     seed, n = 7, 48
     venv = trafficenvs.make_vec(ENV, num_envs=n, num_players=3, map=m, max_cycles=400)
     out = venv.reset(seed=seed)

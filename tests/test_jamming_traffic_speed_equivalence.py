@@ -13,11 +13,9 @@ on positions where the one-way sign is forced onto a road into a dead-end town::
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import pytest
-from jt_positions import Table
+from jt_positions import Table, leaf_roads
 from numba import njit
 
 import trafficenvs
@@ -56,18 +54,6 @@ def _compare(recs, cfg, fast, ref, free):
     return bad_mask, bad_legal, live, matters
 
 
-def _leaf_roads(m) -> list[tuple[int, int]]:
-    """(road, the end town away from the leaf) for every road into a degree-1 town."""
-    deg = Counter(t for r in m.roads for t in r)
-    out = []
-    for r, (a, b) in enumerate(m.roads):
-        if deg[b] == 1:
-            out.append((r, a))
-        if deg[a] == 1:
-            out.append((r, b))
-    return out
-
-
 @njit
 def _masks(recs, cfg, mask):
     for i in range(recs.shape[0]):
@@ -86,7 +72,7 @@ def _play(map_, seed: int, steps: int, num_envs: int = 48, force_leaf: bool = Fa
     states = driver.rng_states(num_envs, seed + 1)
     acts = np.zeros(num_envs, np.int64)
     mask = np.zeros((num_envs, venv.num_actions), np.bool_)
-    leaves = _leaf_roads(venv.game.map) if force_leaf else []
+    leaves = leaf_roads(venv.game.map) if force_leaf else []
     rng = np.random.default_rng(seed)
     snaps = []
     for t in range(steps):
@@ -136,7 +122,7 @@ def test_one_way_into_dead_end_town_keeps_the_jam_check(seed):
     degree 1. There the fast mask falls back to the simulation, and it must: in some
     of these positions skipping it would allow a move that strands a car."""
     m = random_map(towns=16, seed=3)
-    assert _leaf_roads(m), "the map needs a dead-end town"
+    assert leaf_roads(m), "the map needs a dead-end town"
     venv, recs = _play(m, seed=seed, steps=400, force_leaf=True)
     bad_mask, bad_legal, live, matters = _check(venv, recs)
     assert bad_mask == 0

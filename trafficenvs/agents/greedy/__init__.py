@@ -2,9 +2,11 @@
 
 Each game's strategy lives in its own module here and is written down on the
 game's rules page. A new game joins by adding one line to :data:`GREEDY`
-(``"game": "module:Class"``); the class is built as ``Class(game, seed=..., name=...)``
-from the :class:`~trafficenvs.core.game.Game` it plays and follows the
-:class:`~trafficenvs.agents.policy.Policy` interface (batched ``act``).
+(``"game": "module:Class"``); the class subclasses
+:class:`~trafficenvs.agents.greedy.base.GreedyPlayer` (the game check and the batched
+``act`` of the :class:`~trafficenvs.agents.policy.Policy` interface) and is built as
+``Class(game, seed=..., name=...)`` from the :class:`~trafficenvs.core.game.Game` it
+plays.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from trafficenvs.agents.greedy.base import GreedyPlayer
 from trafficenvs.core.game import Game
 from trafficenvs.jakarta_traffic.tiles import exit_table
 
@@ -675,21 +676,14 @@ def greedy_batch(obs, mask, n, exit_to, out):
         out[i] = _decide(obs[i], mask[i], n, exit_to)
 
 
-class JakartaTrafficGreedy:
+class JakartaTrafficGreedy(GreedyPlayer):
     """The rule-based Jakarta Traffic player (strategy in the module docstring)."""
 
+    game_name = "jakarta_traffic"
+
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
-        if game.name != "jakarta_traffic":
-            raise ValueError(f"JakartaTrafficGreedy plays jakarta_traffic, not {game.name}")
-        self.name = name
-        self.num_players = game.num_players
+        super().__init__(game, seed, name)
         self.exit_to = exit_table().astype(np.int64)
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
-    ) -> np.ndarray:
-        obs = np.ascontiguousarray(observation, np.float32)
-        mask = np.ascontiguousarray(action_mask, np.bool_)
-        out = np.zeros(obs.shape[0], np.int64)
+    def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_batch(obs, mask, self.num_players, self.exit_to, out)
-        return out

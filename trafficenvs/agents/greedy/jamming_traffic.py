@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from trafficenvs.agents.greedy.base import GreedyPlayer
 from trafficenvs.core.game import Game
 from trafficenvs.jamming_traffic.kernels import MOVE as MOVE_PHASE
 from trafficenvs.jamming_traffic.kernels import OVER as OVER_PHASE
@@ -477,7 +478,7 @@ def rebuild_batch(obs, cfg_arr, N, recs):
         _rebuild(obs[i], cfg_arr[0], N, recs[i])
 
 
-class JammingTrafficGreedy:
+class JammingTrafficGreedy(GreedyPlayer):
     """The rule-based Jamming Traffic player (strategy in the module docstring).
 
     ``weights`` holds the strategy's three numbers (a town still to visit, in moves;
@@ -487,12 +488,10 @@ class JammingTrafficGreedy:
     but no game state: any batch of positions may be passed.
     """
 
+    game_name = "jamming_traffic"
+
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
-        if game.name != "jamming_traffic":
-            raise ValueError(f"JammingTrafficGreedy plays jamming_traffic, not {game.name}")
-        self.name = name
-        self.game = game
-        self.num_players = game.num_players
+        super().__init__(game, seed, name)
         self.cfg = game.cfg
         self._recs = np.zeros(0, RECORD_DTYPE)
         self.weights = np.array([VISIT, OPP_BLOCK, ALPHA], np.float64)
@@ -511,20 +510,12 @@ class JammingTrafficGreedy:
         rebuild_batch(obs, self.cfg, self.num_players, recs)
         return recs
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
-    ) -> np.ndarray:
-        obs = np.ascontiguousarray(observation, np.float32)
-        mask = np.ascontiguousarray(action_mask, np.bool_)
+    def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         B = obs.shape[0]
-        if B == 0:
-            return np.zeros(0, np.int64)
         if self._recs.shape[0] < 3 * B:
             self._recs = np.zeros(3 * B, RECORD_DTYPE)
             self._scratch = np.zeros(B, SCRATCH_DTYPE)
         self._scratch["w"][:B, : len(self.weights)] = self.weights
         recs = self._recs[: 3 * B]
         raw = recs.view(np.uint64).reshape(3 * B, RECORD_DTYPE.itemsize // 8)[:, :self._words]
-        out = np.zeros(B, np.int64)
         greedy_batch(obs, mask, self.cfg, self.num_players, recs, raw, self._scratch, out)
-        return out

@@ -33,6 +33,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from trafficenvs.agents.greedy.base import GreedyPlayer
 from trafficenvs.core.game import Game
 from trafficenvs.traffic_jam.kernels import (
     BALLOON,
@@ -178,14 +179,13 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, out):
         out[i] = best_a
 
 
-class TrafficJamGreedy:
+class TrafficJamGreedy(GreedyPlayer):
     """The rule-based Traffic Jam player (strategy in the module docstring)."""
 
+    game_name = "traffic_jam"
+
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
-        if game.name != "traffic_jam":
-            raise ValueError(f"TrafficJamGreedy plays traffic_jam, not {game.name}")
-        self.name = name
-        self.num_players = game.num_players
+        super().__init__(game, seed, name)
         kinds = game.deck.kinds
         self.K = len(kinds)
         self.ktime = np.array([c.time for c in kinds], np.int64)
@@ -194,12 +194,6 @@ class TrafficJamGreedy:
         self.kjoy = np.array([c.joy for c in kinds], np.float64)
         self.kcount = np.array(game.deck.counts, np.float64)
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
-    ) -> np.ndarray:
-        obs = np.ascontiguousarray(observation, np.float32)
-        mask = np.ascontiguousarray(action_mask, np.bool_)
-        out = np.zeros(obs.shape[0], np.int64)
+    def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_batch(obs, mask, self.num_players, self.K, self.ktime, self.ktype, self.kcond,
                      self.kjoy, self.kcount, out)
-        return out

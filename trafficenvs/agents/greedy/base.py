@@ -1,0 +1,40 @@
+"""What every greedy player shares: one game kind, and one compiled call per batch."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from trafficenvs.core.game import Game
+
+
+class GreedyPlayer(ABC):
+    """Base of the rule-based players (the :class:`~trafficenvs.agents.policy.Policy`
+    interface): checks the game kind once, and turns a batch into contiguous arrays
+    for the subclass's compiled loop, which writes one action per row into ``out``.
+    """
+
+    #: the ``Game.name`` this player plays
+    game_name: str = ""
+
+    def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
+        if game.name != self.game_name:
+            raise ValueError(f"{type(self).__name__} plays {self.game_name}, not {game.name}")
+        self.name = name
+        self.game = game
+        self.num_players = game.num_players
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
+    ) -> np.ndarray:
+        obs = np.ascontiguousarray(observation, np.float32)
+        mask = np.ascontiguousarray(action_mask, np.bool_)
+        out = np.zeros(obs.shape[0], np.int64)
+        if len(out):
+            self._act(obs, mask, out)
+        return out
+
+    @abstractmethod
+    def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        """Write the action of every row of ``obs``/``mask`` (both contiguous) into ``out``."""
