@@ -352,6 +352,21 @@ def test_endless_jam_stops_where_the_mover_chose_and_leaves_one_road_at_four():
     assert len(over) == 1
 
 
+def test_endless_jam_that_completes_a_player_ends_the_game_at_that_push():
+    """The ring of ``square()``; seat 1 (home c) has seen every town but C. Its car on
+    D-A goes round with the jam: through A, along A-B, through B, along B-C, and wins
+    when pushed through C, mid-lap. The game ends there (J9), with that car at C's end
+    of C-D and the jam's other roads at 3: the laps are not played on."""
+    t = square().set({"A-B": "n n n", "B-C": "n n n", "C-D": "n n n", "D-A": "n 1 n",
+                      "A-a": "0", "B-b": "n", "C-c": "n", "D-d": "n"},
+                     visited=[[], ["A", "B", "D", "a", "b", "d"]])
+    t.play(t.move("A-a", "A", "A-B"))
+    s = t.state()
+    assert t.over and s["winner"] == [1]
+    assert t.cars("C-D").split() == ["1", "n", "0", "n"]  # 1 just came in at C
+    assert [len(t.cars(r).split()) for r in ("A-B", "B-C", "D-A")] == [3, 3, 3]
+
+
 def test_a_held_road_is_freed_when_a_move_takes_a_car_off_it():
     t = square()
     t.play(t.move("A-a", "A", "A-B"))
@@ -393,6 +408,23 @@ def shuttle() -> Table:
     return Table({"A": (0, 0), "B": (2, 0), "C": (4, 0), "D": (6, 0),
                   "b": (2, 2), "c": (4, 2), "e": (2, -2), "f": (4, -2)},
                  ["A-B", "B-C", "C-D", "B-b", "C-c", "B-e", "C-f"], homes=["b", "c"])
+
+
+def test_endless_jam_through_dead_ends_credits_only_the_towns_a_car_reaches():
+    """The line of ``shuttle()`` (A and D dead ends), no road held. Seat 0 drives from b
+    through B onto A-B (4 cars). A-B's far car turns back at A, which pushes seat 0's
+    car through B onto B-C; B-C's far car goes on to C-D, whose far car turns back at
+    D and pushes a neutral car back through C onto B-C, which pushes seat 0's car back
+    through B onto A-B: the starting configuration, after one lap of six pushes. Seat
+    0's car has passed only B, and seat 1's car (in the middle of C-D) never moved:
+    unlike a ring, a shuttle does not carry every car past every town."""
+    t = shuttle().set({"A-B": "n n n", "B-C": "n n n", "C-D": "n 1 n", "B-b": "0",
+                       "C-c": "n", "B-e": "n n", "C-f": "n"})
+    t.play(t.move("B-b", "B", "A-B"))
+    assert t.state()["phase"] == "stop"
+    assert [t.cars(r) for r in ("A-B", "B-C", "C-D")] == ["n n n 0", "n n n", "n 1 n"]
+    assert t.visited(0) == {"B"} and t.visited(1) == set()
+    assert {t.game.decode(a)[1][0] for a in t.legal()} == {t.t[x] for x in "ABCD"}
 
 
 def test_a_move_onto_a_full_loop_of_held_roads_is_illegal():

@@ -146,3 +146,58 @@ def test_dead_end_is_possible_only_with_the_sign_into_a_degree_one_town():
         t.set(roads, one_way=ow)
         rec = t.game.from_dict(t.state())
         assert K.dead_end_possible(rec[0], t.game.cfg[0]) == live, (roads, ow)
+
+
+@njit
+def _jam_moves(recs, cfg, fast, ref):
+    """Every legal move onto a full road in ``recs``, played by ``step`` into ``fast``
+    and by the reference (an endless jam's laps played push by push) into ``ref``.
+    Returns how many were written (at most ``fast.shape[0]``)."""
+    c = cfg[0]
+    k = 0
+    for i in range(recs.shape[0]):
+        if recs[i].phase != K.MOVE:
+            continue
+        for a in range(c.n_moves):
+            if k >= fast.shape[0]:
+                return k
+            if not K.is_legal(recs[i], c, a):
+                continue
+            r = c.mv_road[a]
+            o = c.inc[c.rt[r, c.mv_end[a]], c.mv_k[a]]
+            if recs[i].cnt[o] + (1 if o != r else 0) <= 3:
+                continue
+            fast[k] = recs[i]
+            K.step(fast[k], c, a)
+            ref[k] = recs[i]
+            K._move(ref[k], c, a, False)
+            k += 1
+    return k
+
+
+SCRATCH = ("sc_cnt", "sc_held", "sc_laste", "snap", "ch_code", "ch_roads", "ch_path")
+
+
+@pytest.mark.parametrize("map_", MAPS, ids=IDS)
+def test_endless_jam_laps_at_once_equal_the_laps_played_push_by_push(map_):
+    """``_laps_at_once`` knows an endless jam's laps without playing them (each car
+    keeps its place in the loop's circular order). Every jam a legal move could start,
+    in positions from random play, ends the same as when every push is played:
+    cars, visits, held roads, stop choices, wins."""
+    venv, recs = _play(map_, seed=5, steps=800)
+    n_fast = 4096
+    fast = venv.game.new_records(n_fast)
+    ref = venv.game.new_records(n_fast)
+    endless = wins = cases = 0
+    for start in range(0, recs.shape[0], 64):
+        k = _jam_moves(recs[start:start + 64], venv.game.cfg, fast, ref)
+        assert k < n_fast
+        for f in recs.dtype.names:
+            if f not in SCRATCH:
+                np.testing.assert_array_equal(fast[f][:k], ref[f][:k], err_msg=f)
+        endless += int((ref["phase"][:k] == K.STOP).sum())
+        wins += int((ref["phase"][:k] == K.OVER).sum())
+        cases += k
+    assert cases > 1000
+    if map_ == "default":
+        assert endless > 50

@@ -12,7 +12,9 @@ but ``cur`` keeps its count, so the counts are a function of ``(cur, cur_e)``: a
 chain is endless exactly when such a pair repeats, which a 128-bit set detects with
 no history. The full configuration (who is where) returns at that pair after a
 whole number of laps (the pushes on a loop are invertible); the kernel plays those
-laps (crediting every town a car passes) and then asks the mover where to stop.
+laps (crediting every town a car passes) and then asks the mover where to stop. On a
+loop through distinct roads the laps' outcome is known without playing them
+(:func:`_laps_at_once`): that is what keeps endless jams cheap.
 
 A road left with 4 cars by an endless jam is *held* (``held[r] = 1``); a car
 entering it starts its jam again (it then clears to 3, J8). A held road that takes a
@@ -577,8 +579,73 @@ def _same_config(rec, cfg, roads):
 
 
 @njit(cache=True)
-def _jam(rec, cfg, cur, cur_e):
-    """Play out the jam at road ``cur`` (J6-J8). Returns False if paused for a stop choice."""
+def _laps_at_once(rec, cfg, r, e):
+    """Play the laps of the endless loop at state (road ``r``, entered at ``e``) at once.
+
+    The laps (J8) end when the configuration is back where it was at this state. On a
+    loop that passes each road once the pushes keep the cars in one circular order
+    (the car pushed off a road's far end joins the next road's near end), and a lap
+    moves every road boundary back by one car: after ``k`` laps the cars sit shifted
+    by ``k`` places, so the laps end after ``P`` laps, ``P`` the period of that
+    circular sequence. The cars are then where they were, and each boundary (a town)
+    has swept ``P`` consecutive cars, one whole period, which holds every player
+    with a car on the loop: each such player has passed every town of the loop. Every
+    loop road took a car (``held`` cleared, ``laste`` its entry end).
+
+    Returns False, changing nothing, when that shortcut may differ from playing the
+    pushes: a loop that passes a road twice (through a dead end's U-turn), or a
+    player on the loop whom its towns could complete (the win ends the game at the
+    push that completes it, mid-lap). The caller then plays the laps push by push.
+    """
+    N = cfg.num_players
+    h0 = 2 * r + e
+    h = h0
+    roads = np.uint64(0)
+    towns = np.uint32(0)
+    players = 0
+    for _ in range(2 * MAX_ROADS + 1):
+        rr = h >> 1
+        b = np.uint64(1) << np.uint64(rr)
+        if roads & b:
+            return False
+        roads |= b
+        x = 1 - (h & 1)
+        towns |= np.uint32(1) << np.uint32(cfg.rt[rr, x])
+        for i in range(rec.cnt[rr]):
+            c = rec.q[rr, i]
+            if c > 0:
+                players |= 1 << (c - 1)
+        h = pushed_exit(rec, cfg, rr, x)
+        if h == h0 or h < 0:
+            break
+    if h != h0:
+        return False
+    for p in range(N):
+        if (players >> p) & 1:
+            need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+            if (rec.visited[p] | towns) & need == need:
+                return False
+    for p in range(N):
+        if (players >> p) & 1:
+            rec.visited[p] |= towns
+    for _ in range(2 * MAX_ROADS + 1):
+        rr = h >> 1
+        rec.held[rr] = 0
+        rec.laste[rr] = h & 1
+        h = pushed_exit(rec, cfg, rr, 1 - (h & 1))
+        if h == h0:
+            break
+    rec.loop_towns = towns
+    return True
+
+
+@njit(cache=True)
+def _jam(rec, cfg, cur, cur_e, laps_at_once):
+    """Play out the jam at road ``cur`` (J6-J8). Returns False if paused for a stop choice.
+
+    ``laps_at_once``: an endless jam's laps are played by :func:`_laps_at_once` where
+    it applies (``step`` does); False plays every push (the reference the tests
+    compare it with)."""
     while True:
         kind, star = _chain_sim(rec, cfg, cur, cur_e)
         r = cur
@@ -589,6 +656,11 @@ def _jam(rec, cfg, cur, cur_e):
         while True:
             if kind == 1 and 2 * r + e == star:
                 if not snapped:
+                    if laps_at_once and _laps_at_once(rec, cfg, r, e):
+                        rec.js_road = r
+                        rec.js_end = e
+                        rec.phase = STOP
+                        return False
                     q = rec.q
                     snap = rec.snap
                     for k in range(cfg.n_roads):
@@ -1102,6 +1174,12 @@ def step(rec, cfg, action):
     if action == cfg.a_end:
         _end_turn(rec, cfg)
         return
+    _move(rec, cfg, action, True)
+
+
+@njit(cache=True)
+def _move(rec, cfg, action, laps_at_once):
+    """Play move ``action`` and its jam (J5-J8); ``laps_at_once`` as in :func:`_jam`."""
     r = cfg.mv_road[action]
     x = cfg.mv_end[action]
     t = cfg.rt[r, x]
@@ -1113,7 +1191,7 @@ def step(rec, cfg, action):
     if _visit(rec, cfg, car, t):
         return
     if rec.cnt[o] > 3:
-        if not _jam(rec, cfg, o, oe):
+        if not _jam(rec, cfg, o, oe, laps_at_once):
             return  # paused: the mover picks where the endless jam stops
         if rec.phase == OVER:
             return
