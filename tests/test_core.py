@@ -87,6 +87,22 @@ def test_sample_legal_picks_only_legal_actions_uniformly():
     assert seen == {2, 5}
 
 
+
+def test_sample_legal_takes_the_legal_action_its_bits_rank():
+    """The pick is the k-th legal action, k = (top 32 bits x legal count) >> 32, for
+    any mask length: whole words, a tail, and masks over 255 words (the count's byte
+    lanes are folded every 255 words)."""
+    rng = np.random.default_rng(0)
+    for length in (1, 7, 8, 9, 33, 329, 2040, 2048, 2049, 4100):
+        for p in (0.0, 0.02, 0.5, 1.0):
+            mask = rng.random((16, length)) < p
+            bits = rng.integers(0, 2**63, 16).astype(np.uint64) * np.uint64(2)
+            for i in range(16):
+                legal = np.flatnonzero(mask[i])
+                k = (int(bits[i]) >> 32) * len(legal) >> 32
+                want = legal[k] if len(legal) else -1
+                assert driver._pick_legal(mask[i], bits[i]) == want, (length, p, i)
+
 _PLAY = """
 import json, warnings, numpy as np
 warnings.simplefilter("ignore")

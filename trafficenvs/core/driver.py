@@ -171,6 +171,7 @@ def single_status(recs, cfg):
 
 
 _ONES = np.uint64(0x0101010101010101)
+_FF = np.uint64(0xFF)
 _S56 = np.uint64(56)
 _S32 = np.uint64(32)
 
@@ -179,30 +180,40 @@ _S32 = np.uint64(32)
 def _pick_legal(mask_row, bits):
     """The legal action of one mask row chosen by 64 random ``bits`` (uniform), or -1.
 
-    Counts 8 mask bytes at a time (a bool is one byte, 0 or 1: a multiply sums the
-    eight of them); the tail that does not fill a word is counted byte by byte.
+    The pick is the k-th legal action, ``k = (bits >> 32) * count >> 32``. The mask is
+    read 8 bytes at a time (a bool is one byte, 0 or 1): multiplying a word by
+    ``0x0101..01`` leaves in byte i the number of ones in bytes 0..i, so the top
+    byte counts the word (4 words are added first when only the count is needed),
+    and the chosen byte is found by counting the running totals not above k, with
+    no branch per byte. The tail that does not fill a word is read byte by byte.
     """
     a = mask_row.shape[0]
     nw = a // 8
     words = mask_row[: nw * 8].view(np.uint64)
     n = 0
-    for w in range(nw):
-        n += np.int64((words[w] * _ONES) >> _S56)
+    w = 0
+    while w + 4 <= nw:  # each byte lane sums at most 4 ones
+        n += np.int64(((words[w] + words[w + 1] + words[w + 2] + words[w + 3]) * _ONES) >> _S56)
+        w += 4
+    for v in range(w, nw):
+        n += np.int64((words[v] * _ONES) >> _S56)
     for b in range(nw * 8, a):
         n += np.int64(mask_row[b])
     if n == 0:
         return -1
     k = np.int64(((bits >> _S32) * np.uint64(n)) >> _S32)
-    for w in range(nw):
-        c = np.int64((words[w] * _ONES) >> _S56)
-        if k >= c:
-            k -= c
-            continue
-        for b in range(w * 8, w * 8 + 8):
-            if mask_row[b]:
-                if k == 0:
-                    return b
-                k -= 1
+    seen = 0
+    for v in range(nw):
+        run = words[v] * _ONES
+        c = np.int64(run >> _S56)
+        if seen + c > k:
+            j = np.uint64(k - seen)
+            b = 0
+            for i in range(8):
+                b += np.int64(((run >> np.uint64(8 * i)) & _FF) <= j)
+            return v * 8 + b
+        seen += c
+    k -= seen
     for b in range(nw * 8, a):
         if mask_row[b]:
             if k == 0:

@@ -396,11 +396,18 @@ def dead_end_possible(rec, cfg):
         return False
     if rec.cnt[ow] >= 3:
         return True
-    held = rec.held
-    for k in range(cfg.n_roads):
-        if held[k]:
-            return True
-    return False
+    return _any_held(rec)
+
+
+@njit(cache=True)
+def _any_held(rec):
+    """Whether some road is held, read 8 roads at a time (a road past the map's
+    roads is never held)."""
+    w = rec.held.view(np.uint64)
+    s = np.uint64(0)
+    for i in range(MAX_ROADS // 8):
+        s |= w[i]
+    return s != 0
 
 
 @njit(cache=True)
@@ -413,6 +420,8 @@ def full_loop_possible(rec, cfg):
     loop follows pushed exits (fixed during the move phase: pieces are placed first)
     from a held road through held roads only, back to where it began.
     """
+    if not _any_held(rec):
+        return False
     held = rec.held
     for k in range(cfg.n_roads):
         if not held[k]:
@@ -645,7 +654,12 @@ def _jam(rec, cfg, cur, cur_e, laps_at_once):
 
     ``laps_at_once``: an endless jam's laps are played by :func:`_laps_at_once` where
     it applies (``step`` does); False plays every push (the reference the tests
-    compare it with)."""
+    compare it with).
+
+    A chain leaves no road over 3 but held ones unless it fed a held road (4 cars, so
+    5 once fed: ``disturbed``), which then jams again (J8); only then are the roads
+    searched for the next chain."""
+    disturbed = rec.cnt[cur] > 4
     while True:
         kind, star = _chain_sim(rec, cfg, cur, cur_e)
         r = cur
@@ -680,10 +694,14 @@ def _jam(rec, cfg, cur, cur_e, laps_at_once):
             pushes += 1
             nr = ex >> 1
             if rec.cnt[nr] > 3:
+                if rec.cnt[nr] > 4:
+                    disturbed = True
                 r = nr
                 e = ex & 1
                 continue
             break
+        if not disturbed:
+            return True
         cur = -1
         for k in range(cfg.n_roads):
             if rec.cnt[k] > 3 and rec.held[k] == 0:
