@@ -156,19 +156,30 @@ def _can_leave(rec, r, x):
 
 @njit(cache=True)
 def _rb_exit(rec, cfg, r, x):
-    """The roundabout's exit for a car arriving from road ``r`` end ``x``: half-edge or -1."""
+    """The roundabout's exit for a car arriving from road ``r`` end ``x``: half-edge or -1.
+
+    The next road round in the roundabout's direction, or the one after it when the
+    next is the one-way road entered at its exit end. Only one road end at a town can
+    be closed that way (roads join distinct towns, one sign), so two tries are enough;
+    at a town of degree 1 or 2 the second try is the car's own road (the U-turn).
+    """
     t = cfg.rt[r, x]
     d = cfg.deg[t]
     p = cfg.pos[r, x]
-    step = 1 if rec.rb_dir == 0 else d - 1
-    for _ in range(d):
-        p += step
-        if p >= d:
-            p -= d
-        c = cfg.inc[t, p]
-        ce = cfg.inc_end[t, p]
-        if _can_enter(rec, c, ce):
-            return 2 * c + ce
+    if rec.rb_dir == 0:
+        p1 = p + 1 if p + 1 < d else p + 1 - d
+        p2 = p1 + 1 if p1 + 1 < d else p1 + 1 - d
+    else:
+        p1 = p - 1 if p >= 1 else p - 1 + d
+        p2 = p1 - 1 if p1 >= 1 else p1 - 1 + d
+    c = cfg.inc[t, p1]
+    ce = cfg.inc_end[t, p1]
+    if _can_enter(rec, c, ce):
+        return 2 * c + ce
+    c = cfg.inc[t, p2]
+    ce = cfg.inc_end[t, p2]
+    if _can_enter(rec, c, ce):
+        return 2 * c + ce
     return -1
 
 
@@ -1074,6 +1085,13 @@ def legal_mask(rec, cfg, out):
     mask_without_dead_ends(rec, cfg, out)
 
 
+#: ``_MOVABLE[me, car + 1]``: all ones if player ``me`` (seat + 1) may take ``car``
+#: (a neutral car or their own), else 0; ``car`` -1 (an empty slot) gives 0
+_MOVABLE = np.zeros((MAX_PLAYERS + 1, 16), np.uint64)
+_MOVABLE[1:, 1] = ~np.uint64(0)
+_MOVABLE[np.arange(1, MAX_PLAYERS + 1), np.arange(2, MAX_PLAYERS + 2)] = ~np.uint64(0)
+
+
 @njit(cache=True)
 def mask_without_dead_ends(rec, cfg, out):
     """The MOVE-phase mask when no jam can dead-end (see :func:`legal_mask`).
@@ -1090,7 +1108,7 @@ def mask_without_dead_ends(rec, cfg, out):
     one-way road and the roundabout town are fixed up. Public so tests can show
     that the dead-end corner matters where the simulation is kept.
     """
-    me = rec.cur + 1
+    me = np.uint64(rec.cur + 1)
     q = rec.q
     cnt = rec.cnt
     rt = cfg.rt
@@ -1102,13 +1120,14 @@ def mask_without_dead_ends(rec, cfg, out):
     # unsigned indices: numba then skips the negative-index wraparound, which lets
     # LLVM merge the 8 byte stores of a block into one 8-byte store
     for rd in range(np.uint64(cfg.n_roads)):
-        nc = cnt[rd]
-        c0 = q[rd, np.uint64(0)]
-        c1 = q[rd, np.uint64(nc - 1) if nc > 0 else np.uint64(0)]
-        ok0 = ((c0 == 0) | (c0 == me)) & (nc > 0)
-        ok1 = ((c1 == 0) | (c1 == me)) & (nc > 0)
-        w0 = tpl[rd, np.uint64(0)] & (np.uint64(0) - np.uint64(ok0))
-        w1 = tpl[rd, np.uint64(1)] & (np.uint64(0) - np.uint64(ok1))
+        nc = np.int64(cnt[rd])
+        # the car at end 1 sits in slot nc - 1; an empty road's end-1 slot is taken
+        # as its last slot, which holds -1 (empty) like every slot past its cars
+        last = nc - 1 + (QLEN & ((nc - 1) >> 63))
+        c0 = np.int64(q[rd, np.uint64(0)])
+        c1 = np.int64(q[rd, np.uint64(last)])
+        w0 = tpl[rd, np.uint64(0)] & _MOVABLE[me, np.uint64(c0 + 1)]
+        w1 = tpl[rd, np.uint64(1)] & _MOVABLE[me, np.uint64(c1 + 1)]
         b0 = np.uint64(mv_base[rd, np.uint64(0)])
         for k in range(8):
             o8[b0 + np.uint64(k)] = np.uint8(w0 >> np.uint64(8 * k))
@@ -1139,14 +1158,15 @@ def mask_without_dead_ends(rec, cfg, out):
             b = np.uint64(mv_base[r, x])
             for k in range(np.uint64(d)):
                 o8[b + k] = 0
-            n = cnt[r]
-            car = q[r, np.uint64(0) if x == 0 else np.uint64(n - 1 if n > 0 else 0)]
+            n = np.int64(cnt[r])
+            car = np.int64(q[r, np.uint64(0 if x == 0 else n - 1 + (QLEN & ((n - 1) >> 63)))])
             # the end's one move, the roundabout's exit, is legal when its car may
             # be taken (written branch-free: which car sits there is unpredictable)
-            ok = (n > 0) & ((car == 0) | (car == me)) & _can_leave(rec, r, x)
+            ok = _MOVABLE[me, np.uint64(car + 1)] & np.uint64(1)
+            ok &= np.uint64(_can_leave(rec, r, x))
             ex = _rb_exit(rec, cfg, r, x)
             if ex >= 0:
-                o8[b + np.uint64(pos[ex >> 1, ex & 1])] = ok
+                o8[b + np.uint64(pos[ex >> 1, ex & 1])] = np.uint8(ok)
 
 
 @njit(cache=True)
