@@ -1236,42 +1236,71 @@ def _move(rec, cfg, action, laps_at_once):
     _after_move(rec, cfg)
 
 
+def _slot_values() -> np.ndarray:
+    """``[N, seat, car + 1]``: the observation's value of a road slot (see observe)."""
+    t = np.zeros((MAX_PLAYERS + 1, MAX_PLAYERS, 16), np.float32)
+    for n in range(1, MAX_PLAYERS + 1):
+        for seat in range(n):
+            t[n, seat, 1] = 1.0  # a neutral car
+            for c in range(1, n + 1):  # seat c - 1's car: 2 + its seat relative to ours
+                t[n, seat, c + 1] = 2.0 + (c - 1 - seat) % n
+    return t
+
+
+#: road slot values: 0 empty (car -1), 1 neutral (0), 2 + relative seat (c >= 1)
+_SLOT = _slot_values()
+#: ``_BITS8[b]``: the 8 bits of byte ``b`` as floats, lowest first
+_BITS8 = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32)
+
+
+@njit(cache=True)
+def _bits_out(out, o, bits, n):
+    """``out[o + t] = bit t of bits`` for t < n, 8 at a time from ``_BITS8``.
+
+    Writes up to 7 floats past ``o + n``: the caller writes those after.
+    """
+    U = np.uint64
+    for b in range(U((n + 7) // 8)):
+        row = (bits >> (U(8) * b)) & U(0xFF)
+        ob = o + U(8) * b
+        for k in range(U(8)):
+            out[ob + k] = _BITS8[row, k]
+
+
+@njit(cache=True)
+def _popcount(x):
+    """Number of set bits of a value below 2**32 (uint64 arithmetic)."""
+    U = np.uint64
+    x = x - ((x >> U(1)) & U(0x55555555))
+    x = (x & U(0x33333333)) + ((x >> U(2)) & U(0x33333333))
+    x = (x + (x >> U(4))) & U(0x0F0F0F0F)
+    return ((x * U(0x01010101)) >> U(24)) & U(0xFF)
+
+
 @njit(cache=True)
 def observe(rec, cfg, seat, out):
     """Seat ``seat``'s view (C4); the layout is documented on the rules page.
 
-    Written with selects, not branches, where the data is unpredictable (which car
-    sits where, visited bits), and with unsigned indices (numba then emits no
-    negative-index wraparound, so LLVM keeps plain stores and vectorises the bit
-    loops). A road slot past the road's cars holds -1 (``check_invariants``), which
-    reads 0 like an empty slot, so the slots need no count.
+    Written without branches on the data (which car sits where, visited bits): a
+    road slot's value comes from the table ``_SLOT`` for this seat, bit sets are
+    written 8 floats at a time from ``_BITS8`` (each section's spill is overwritten
+    by the next section, written later), and indices are unsigned (numba then emits
+    no negative-index wraparound, so LLVM keeps plain, vectorised stores). A road
+    slot past the road's cars holds -1 (``check_invariants``), which reads 0 like an
+    empty slot, so the slots need no count.
     """
     N = cfg.num_players
     T = cfg.n_towns
     R = cfg.n_roads
     U = np.uint64
     q = rec.q
-    s1 = seat + 1
+    vals = _SLOT[N, seat]
     for r in range(U(R)):
         o = U(4) * r
-        c0 = np.int64(q[r, U(0)])
-        c1 = np.int64(q[r, U(1)])
-        c2 = np.int64(q[r, U(2)])
-        c3 = np.int64(q[r, U(3)])
-        # relative seat of a player's car, (c - 1 - seat) mod N, branch-free
-        j0 = c0 - s1
-        j1 = c1 - s1
-        j2 = c2 - s1
-        j3 = c3 - s1
-        j0 += N & (j0 >> 63)
-        j1 += N & (j1 >> 63)
-        j2 += N & (j2 >> 63)
-        j3 += N & (j3 >> 63)
-        # 2 + j for a player's car, 1 for a neutral one (c = 0), 0 empty (c = -1)
-        out[o] = j0 + 2 if c0 > 0 else c0 + 1
-        out[o + U(1)] = j1 + 2 if c1 > 0 else c1 + 1
-        out[o + U(2)] = j2 + 2 if c2 > 0 else c2 + 1
-        out[o + U(3)] = j3 + 2 if c3 > 0 else c3 + 1
+        out[o] = vals[U(np.int64(q[r, U(0)]) + 1)]
+        out[o + U(1)] = vals[U(np.int64(q[r, U(1)]) + 1)]
+        out[o + U(2)] = vals[U(np.int64(q[r, U(2)]) + 1)]
+        out[o + U(3)] = vals[U(np.int64(q[r, U(3)]) + 1)]
     o = U(4 * R)
     tt = U(T)
     visited = rec.visited
@@ -1280,21 +1309,15 @@ def observe(rec, cfg, seat, out):
         p = seat + j
         if p >= N:
             p -= N
-        vis = np.uint32(visited[U(p)])
-        h = np.uint32(home[U(p)])
-        seen = np.uint32(0)
-        for t in range(tt):
-            b = (vis >> np.uint32(t)) & np.uint32(1)
-            out[o + t] = b
-            seen += b
-        seen -= (vis >> h) & np.uint32(1)  # the home is never needed
+        vis = U(visited[U(p)])
+        h = U(home[U(p)])
+        _bits_out(out, o, vis, tt)
+        seen = _popcount(vis) - ((vis >> h) & U(1))  # the home is never needed
         o += tt
         out[o] = h
         out[o + U(1)] = np.int64(T) - 1 - np.int64(seen)
         o += U(2)
-    lt = np.uint32(rec.loop_towns)
-    for t in range(tt):
-        out[o + t] = (lt >> np.uint32(t)) & np.uint32(1)
+    _bits_out(out, o, U(rec.loop_towns), tt)
     o += tt
     for k in range(U(5)):
         out[o + k] = 0.0
