@@ -1085,6 +1085,15 @@ def legal_mask(rec, cfg, out):
     mask_without_dead_ends(rec, cfg, out)
 
 
+@njit(cache=True)
+def _end1_slot(n):
+    """The queue slot of the car at end 1 of a road holding ``n`` cars, branch-free:
+    ``n - 1``, or for an empty road its last slot, which holds -1 (empty) like every
+    slot past a road's cars."""
+    m = np.int64(n) - 1
+    return np.uint64(m + (QLEN & (m >> 63)))
+
+
 #: ``_MOVABLE[me, car + 1]``: all ones if player ``me`` (seat + 1) may take ``car``
 #: (a neutral car or their own), else 0; ``car`` -1 (an empty slot) gives 0
 _MOVABLE = np.zeros((MAX_PLAYERS + 1, 16), np.uint64)
@@ -1120,12 +1129,8 @@ def mask_without_dead_ends(rec, cfg, out):
     # unsigned indices: numba then skips the negative-index wraparound, which lets
     # LLVM merge the 8 byte stores of a block into one 8-byte store
     for rd in range(np.uint64(cfg.n_roads)):
-        nc = np.int64(cnt[rd])
-        # the car at end 1 sits in slot nc - 1; an empty road's end-1 slot is taken
-        # as its last slot, which holds -1 (empty) like every slot past its cars
-        last = nc - 1 + (QLEN & ((nc - 1) >> 63))
         c0 = np.int64(q[rd, np.uint64(0)])
-        c1 = np.int64(q[rd, np.uint64(last)])
+        c1 = np.int64(q[rd, _end1_slot(cnt[rd])])
         w0 = tpl[rd, np.uint64(0)] & _MOVABLE[me, np.uint64(c0 + 1)]
         w1 = tpl[rd, np.uint64(1)] & _MOVABLE[me, np.uint64(c1 + 1)]
         b0 = np.uint64(mv_base[rd, np.uint64(0)])
@@ -1158,8 +1163,7 @@ def mask_without_dead_ends(rec, cfg, out):
             b = np.uint64(mv_base[r, x])
             for k in range(np.uint64(d)):
                 o8[b + k] = 0
-            n = np.int64(cnt[r])
-            car = np.int64(q[r, np.uint64(0 if x == 0 else n - 1 + (QLEN & ((n - 1) >> 63)))])
+            car = np.int64(q[r, np.uint64(0) if x == 0 else _end1_slot(cnt[r])])
             # the end's one move, the roundabout's exit, is legal when its car may
             # be taken (written branch-free: which car sits there is unpredictable)
             ok = _MOVABLE[me, np.uint64(car + 1)] & np.uint64(1)
