@@ -67,7 +67,6 @@ CFG_DTYPE = np.dtype(
         ("num_actions", np.int64),
         ("max_turns", np.int64),
         ("n_faces", np.int64),
-        ("shaping", np.bool_),
         ("all_towns", np.uint32),
         ("face_val", np.int8, MAX_FACES),
         ("home_given", np.int8, MAX_PLAYERS),
