@@ -37,7 +37,7 @@ def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_p
                  "--out", str(tmp_path / "more.zip"), "--no-progress"]) == 0
 
 
-@pytest.mark.parametrize("game,extra", [("jamming_traffic", []),
+@pytest.mark.parametrize("game,extra", [("jamming_traffic", ["--shaping"]),
                                         ("jakarta_traffic", ["--shaping"])])
 def test_every_game_trains_against_its_greedy_player_and_keeps_the_callers_threads(
         game, extra, tmp_path, capsys):

@@ -18,8 +18,10 @@ CONFIGS = [
     {"num_players": 3, "map": "wheel", "max_turns": 40},
     {"num_players": 5, "map": "grid", "max_turns": 40},
     {"num_players": 3, "map": random_map(towns=16, seed=3), "max_turns": 40},
+    {"num_players": 3, "map": "default", "max_turns": 40, "shaping": True},
 ]
-IDS = [f"{o['num_players']}p-{getattr(o['map'], 'name', o['map'])}" for o in CONFIGS]
+IDS = [f"{o['num_players']}p-{getattr(o['map'], 'name', o['map'])}"
+       + ("-shaping" if o.get("shaping") else "") for o in CONFIGS]
 
 
 @pytest.mark.parametrize("options", CONFIGS, ids=IDS)

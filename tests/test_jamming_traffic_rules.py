@@ -525,3 +525,41 @@ def test_turn_limit_truncates_the_game_with_no_result():
     rewards = t.play(t.game.num_actions - 1)
     assert not t.over and all(t.env.truncations.values())
     assert t.state()["winner"] == [] and set(rewards.values()) == {0.0}
+
+
+# --------------------------------------------------------------------------- shaping
+
+
+def test_shaping_pays_each_needed_town_once_to_the_cars_owner():
+    """``shaping=True``: A -[n 0]- B -[n n 1]- C -[n]- D, homes D (seat 0) and A (seat 1).
+    Seat 0 drives through B onto B-C (1 for seat 0); the jam pushes seat 1's car
+    through C (1 for seat 1, on seat 0's move). Passing B again pays nothing; nor does
+    a home town."""
+    t = line4(homes=["D", "A"], shaping=True).set(
+        {"A-B": "n 0", "B-C": "n n 1", "C-D": "n"})
+    assert t.play(t.move("A-B", "B", "B-C")) == {"player_0": 1.0, "player_1": 1.0}
+    assert t.cars("C-D") == "1 n"
+    t.set({"A-B": "n 0", "B-C": "n n", "C-D": "n 1"}, visited=[["B"], []])
+    assert t.play(t.move("A-B", "B", "B-C")) == {"player_0": 0.0, "player_1": 0.0}
+    t = line4(homes=["D", "C"], shaping=True).set({"A-B": "n 0", "B-C": "n n 1", "C-D": "n"})
+    assert t.play(t.move("A-B", "B", "B-C"))["player_1"] == 0.0  # C is seat 1's home
+
+
+def test_shaping_pays_the_towns_of_an_endless_jam_and_the_win_on_top():
+    """The ring of ``square()`` with shaping: seat 0 passes A by its move and B, C, D
+    on the laps; seat 1's car passes all four: 4 each. A win adds C2's +1 / -1 to the
+    towns of that step."""
+    t = Table(SQUARE, SQUARE_ROADS, homes=["a", "c"], shaping=True).set(
+        {"A-B": "n n n", "B-C": "n n n", "C-D": "n n n", "D-A": "n 1 n",
+         "A-a": "0", "B-b": "n", "C-c": "n", "D-d": "n"})
+    assert t.play(t.move("A-a", "A", "A-B")) == {"player_0": 4.0, "player_1": 4.0}
+    t = Table(LINE5, ["A-B", "B-C", "C-D", "D-E"], homes=["A", "E"], shaping=True)
+    t.set({"A-B": "0", "B-C": "n n 1", "C-D": "n n n", "D-E": "n"},
+          visited=[[], ["A", "B", "D"]])
+    rewards = t.play(t.move("A-B", "B", "B-C"))  # seat 0 passes B, seat 1 wins at C
+    assert t.over and rewards == {"player_0": 1.0 - 1.0, "player_1": 1.0 + 1.0}
+
+
+def test_shaping_must_be_a_bool():
+    with pytest.raises(ValueError, match="shaping must be True or False"):
+        line4(shaping="yes")

@@ -60,13 +60,14 @@ def _masks(recs, cfg, mask):
         K.legal_mask(recs[i], cfg[0], mask[i])
 
 
-def _play(map_, seed: int, steps: int, num_envs: int = 48, force_leaf: bool = False):
+def _play(map_, seed: int, steps: int, num_envs: int = 48, force_leaf: bool = False,
+          **options):
     """Random play; every few steps a snapshot of all records. With ``force_leaf``
     the one-way sign is put on a road into a dead-end town, pointing into it, in every
     game in the move phase, before each snapshot, and play goes on from there (so
     jams meet the dead end). The sign is set in the record, as a placement would."""
     venv = trafficenvs.make_vec(ENV, num_envs=num_envs, num_players=3, map=map_,
-                                max_cycles=400)
+                                max_cycles=400, **options)
     out = venv.reset(seed=seed)
     recs = venv.records
     states = driver.rng_states(num_envs, seed + 1)
@@ -170,6 +171,8 @@ def _jam_moves(recs, cfg, fast, ref):
             fast[k] = recs[i]
             K.step(fast[k], c, a)
             ref[k] = recs[i]
+            for j in range(c.num_players):  # as step does before a move
+                ref[k].reward[j] = 0.0
             K._move(ref[k], c, a, False)
             k += 1
     return k
@@ -178,17 +181,19 @@ def _jam_moves(recs, cfg, fast, ref):
 SCRATCH = ("sc_cnt", "sc_held", "sc_laste", "snap", "ch_code", "ch_roads", "ch_path")
 
 
-@pytest.mark.parametrize("map_", MAPS, ids=IDS)
-def test_endless_jam_laps_at_once_equal_the_laps_played_push_by_push(map_):
+@pytest.mark.parametrize("map_,shaping", [(m, False) for m in MAPS]
+                         + [("default", True), ("grid", True)],
+                         ids=IDS + ["default-shaping", "grid-shaping"])
+def test_endless_jam_laps_at_once_equal_the_laps_played_push_by_push(map_, shaping):
     """``_laps_at_once`` knows an endless jam's laps without playing them (each car
     keeps its place in the loop's circular order). Every jam a legal move could start,
     in positions from random play, ends the same as when every push is played:
-    cars, visits, held roads, stop choices, wins."""
-    venv, recs = _play(map_, seed=5, steps=800)
+    cars, visits, held roads, stop choices, wins, and with ``shaping`` the rewards."""
+    venv, recs = _play(map_, seed=5, steps=800, shaping=shaping)
     n_fast = 4096
     fast = venv.game.new_records(n_fast)
     ref = venv.game.new_records(n_fast)
-    endless = wins = cases = 0
+    endless = wins = cases = paid = 0
     for start in range(0, recs.shape[0], 64):
         k = _jam_moves(recs[start:start + 64], venv.game.cfg, fast, ref)
         assert k < n_fast
@@ -198,6 +203,9 @@ def test_endless_jam_laps_at_once_equal_the_laps_played_push_by_push(map_):
         endless += int((ref["phase"][:k] == K.STOP).sum())
         wins += int((ref["phase"][:k] == K.OVER).sum())
         cases += k
+        if shaping:
+            paid += int((ref["reward"][:k] > 0).sum())
     assert cases > 1000
+    assert paid > 1000 or not shaping
     if map_ == "default":
         assert endless > 50

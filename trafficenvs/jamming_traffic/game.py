@@ -51,7 +51,10 @@ class JammingTrafficGame(Game):
     :class:`~trafficenvs.jamming_traffic.maps.Map`), ``homes`` (one town per seat;
     None draws them from the reset seed, J3), ``faces`` (the faces of each of the
     two dice, J4), ``max_turns`` (truncate the game after this many turns, J9; the
-    env's ``max_cycles`` also truncates, by moves).
+    env's ``max_cycles`` also truncates, by moves) and ``shaping`` (reward 1 for each
+    town a seat still needed that its car passes for the first time, whoever moved
+    it, on top of the zero-sum result; off by default, C2: a learner otherwise waits
+    about 2 000 moves for its first reward).
     """
 
     name = "jamming_traffic"
@@ -67,6 +70,7 @@ class JammingTrafficGame(Game):
         homes: Sequence[int] | None = None,
         faces: Sequence[int | str] = DEFAULT_FACES,
         max_turns: int | None = None,
+        shaping: bool = False,
     ):
         self.num_players = self.check_num_players(num_players)
         self.map: Map = load_map(map)
@@ -87,6 +91,9 @@ class JammingTrafficGame(Game):
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"max_turns must be a positive int or None, got {max_turns!r}")
         self.max_turns = max_turns
+        if not isinstance(shaping, (bool, np.bool_)):
+            raise ValueError(f"shaping must be True or False, got {shaping!r}")
+        self.shaping = bool(shaping)
 
         cfg = np.zeros(1, K.CFG_DTYPE)
         c = cfg[0]
@@ -94,6 +101,7 @@ class JammingTrafficGame(Game):
         c["n_towns"] = T
         c["n_roads"] = R
         c["max_turns"] = max_turns or 0
+        c["shaping"] = self.shaping
         c["n_faces"] = len(self.faces)
         c["face_val"][: len(self.faces)] = self.faces
         c["home_given"][:] = -1

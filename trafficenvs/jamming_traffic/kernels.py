@@ -67,6 +67,7 @@ CFG_DTYPE = np.dtype(
         ("num_actions", np.int64),
         ("max_turns", np.int64),
         ("n_faces", np.int64),
+        ("shaping", np.bool_),
         ("all_towns", np.uint32),
         ("face_val", np.int8, MAX_FACES),
         ("home_given", np.int8, MAX_PLAYERS),
@@ -239,12 +240,18 @@ def _put(rec, r, x, car):
 
 @njit(cache=True)
 def _visit(rec, cfg, car, t):
-    """Car ``car`` passes through town ``t`` (J9); True if that wins the game."""
+    """Car ``car`` passes through town ``t`` (J9); True if that wins the game.
+
+    With ``shaping``, a town its owner still needed is worth 1 to that owner.
+    """
     if car <= 0:
         return False
     p = car - 1
-    rec.visited[p] |= np.uint32(1) << np.uint32(t)
+    bit = np.uint32(1) << np.uint32(t)
     need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+    if cfg.shaping and (need & ~rec.visited[p] & bit):
+        rec.reward[p] += 1.0
+    rec.visited[p] |= bit
     if rec.visited[p] & need == need:
         _win(rec, cfg, p)
         return True
@@ -646,6 +653,9 @@ def _laps_at_once(rec, cfg, r, e):
                 return False
     for p in range(N):
         if (players >> p) & 1:
+            if cfg.shaping:  # 1 a town newly passed, as _visit gives push by push
+                need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+                rec.reward[p] += _popcount(np.uint64(towns & need & ~rec.visited[p]))
             rec.visited[p] |= towns
     for _ in range(2 * MAX_ROADS + 1):
         rr = h >> 1
