@@ -239,6 +239,12 @@ def _put(rec, r, x, car):
 
 
 @njit(cache=True)
+def _needed(rec, cfg, p):
+    """The towns seat ``p`` must pass to win (J9): every town but its home."""
+    return cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+
+
+@njit(cache=True)
 def _visit(rec, cfg, car, t):
     """Car ``car`` passes through town ``t`` (J9); True if that wins the game.
 
@@ -248,7 +254,7 @@ def _visit(rec, cfg, car, t):
         return False
     p = car - 1
     bit = np.uint32(1) << np.uint32(t)
-    need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+    need = _needed(rec, cfg, p)
     if cfg.shaping and (need & ~rec.visited[p] & bit):
         rec.reward[p] += 1.0
     rec.visited[p] |= bit
@@ -648,13 +654,13 @@ def _laps_at_once(rec, cfg, r, e):
         return False
     for p in range(N):
         if (players >> p) & 1:
-            need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+            need = _needed(rec, cfg, p)
             if (rec.visited[p] | towns) & need == need:
                 return False
     for p in range(N):
         if (players >> p) & 1:
             if cfg.shaping:  # 1 a town newly passed, as _visit gives push by push
-                need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
+                need = _needed(rec, cfg, p)
                 rec.reward[p] += _popcount(np.uint64(towns & need & ~rec.visited[p]))
             rec.visited[p] |= towns
     for _ in range(2 * MAX_ROADS + 1):

@@ -64,7 +64,13 @@ from trafficenvs.core.game import Game
 from trafficenvs.jamming_traffic.kernels import MOVE as MOVE_PHASE
 from trafficenvs.jamming_traffic.kernels import OVER as OVER_PHASE
 from trafficenvs.jamming_traffic.kernels import PLACE as PLACE_PHASE
-from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, _rb_exit, loop_towns_of, step
+from trafficenvs.jamming_traffic.kernels import (
+    RECORD_DTYPE,
+    _needed,
+    _rb_exit,
+    loop_towns_of,
+    step,
+)
 from trafficenvs.jamming_traffic.kernels import SETUP as SETUP_PHASE
 from trafficenvs.jamming_traffic.kernels import STOP as STOP_PHASE
 
@@ -190,8 +196,7 @@ def _locate(rec, cfg, N, cr, ci):
 
 @njit(cache=True)
 def _unvisited(rec, cfg, s):
-    need = cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[s]))
-    return need & ~rec.visited[s]
+    return _needed(rec, cfg, s) & ~rec.visited[s]
 
 
 @njit(cache=True)
