@@ -14,8 +14,8 @@ from jk_positions import PLAIN, drive, game, legal, pick, play, position, star_p
 
 from trafficenvs.agents import RandomPolicy, make_greedy
 from trafficenvs.agents.arena import run_arena
-from trafficenvs.agents.greedy.jakarta_traffic import JakartaTrafficGreedy, drive_targets
 from trafficenvs.jakarta_traffic import kernels as K
+from trafficenvs.jakarta_traffic.greedy import JakartaTrafficGreedy, drive_targets
 from trafficenvs.registry import make_vec
 
 G2 = game(2)

@@ -14,9 +14,9 @@ from jt_positions import Table
 
 from trafficenvs.agents import make_greedy
 from trafficenvs.agents.arena import run_arena
-from trafficenvs.agents.greedy.jamming_traffic import JammingTrafficGreedy
 from trafficenvs.agents.policy import RandomPolicy
 from trafficenvs.jamming_traffic import kernels as K
+from trafficenvs.jamming_traffic.greedy import JammingTrafficGreedy
 from trafficenvs.registry import make_game, make_vec
 
 

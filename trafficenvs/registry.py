@@ -1,8 +1,11 @@
-"""Finding games by id: ``make``, ``make_vec``, ``list_envs``, PettingZoo registration."""
+"""Finding games by id: ``make``, ``make_vec``, ``list_envs``, PettingZoo registration.
+
+The games are not listed here: each declares itself in its ``spec.py``
+(:class:`~trafficenvs.core.spec.GameSpec`) and this module reads the specs.
+"""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -11,36 +14,30 @@ from pettingzoo import AECEnv
 
 from trafficenvs.core.aec import TrafficAECEnv, wrap
 from trafficenvs.core.game import Game
+from trafficenvs.core.spec import get_spec, specs
 from trafficenvs.core.vector import TrafficVecEnv
-
-#: game name -> "module:Game class"
-GAMES: dict[str, str] = {
-    "traffic_jam": "trafficenvs.traffic_jam.game:TrafficJamGame",
-    "jamming_traffic": "trafficenvs.jamming_traffic.game:JammingTrafficGame",
-    "jakarta_traffic": "trafficenvs.jakarta_traffic.game:JakartaTrafficGame",
-}
-VERSION = 0
 
 
 def list_envs() -> list[str]:
-    """The ids of every game, e.g. ``["traffic_jam-v0", ...]``."""
-    return [f"{name}-v{VERSION}" for name in GAMES]
+    """The current ids of every game, e.g. ``["traffic_jam-v0", ...]``."""
+    return [spec.env_id for spec in specs()]
 
 
 def game_name(env_id: str) -> str:
-    """Normalise ``"trafficenvs/traffic_jam-v0"``, ``"traffic_jam_v0"`` or ``"traffic_jam"``."""
+    """Normalise ``"trafficenvs/traffic_jam-v0"``, ``"traffic_jam_v0"`` or ``"traffic_jam"``
+    to the game's name (ValueError naming the known ids otherwise)."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"an env id is a str such as {list_envs()[0]!r}, got {env_id!r}")
     name = env_id.split("/", 1)[1] if env_id.startswith("trafficenvs/") else env_id
-    for suffix in (f"-v{VERSION}", f"_v{VERSION}"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    if name not in GAMES:
-        raise ValueError(f"unknown env {env_id!r}; known: {list_envs()}")
-    return name
+    for spec in specs():
+        if name in (spec.name, spec.env_id, f"{spec.name}_v{spec.version}"):
+            return spec.name
+    raise ValueError(f"unknown env {env_id!r}; known: {list_envs()}")
 
 
 def game_class(env_id: str) -> type[Game]:
-    mod, cls = GAMES[game_name(env_id)].split(":")
-    return getattr(importlib.import_module(mod), cls)
+    """The :class:`Game` class of ``env_id`` (importing the game on first use)."""
+    return get_spec(game_name(env_id)).load()
 
 
 def make_game(env_id: str, **options: Any) -> Game:
@@ -109,10 +106,10 @@ def _entry_point(name: str):
 
 
 def register_pettingzoo() -> None:
-    """Register every game in PettingZoo's registry as ``trafficenvs/<game>-v0``."""
+    """Register every game in PettingZoo's registry as ``trafficenvs/<game>-v<version>``."""
     import pettingzoo
 
-    for name in GAMES:
-        env_id = f"trafficenvs/{name}-v{VERSION}"
+    for spec in specs():
+        env_id = f"trafficenvs/{spec.env_id}"
         if env_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", env_id, entry_point=_entry_point(name))
+            pettingzoo.register("aec", env_id, entry_point=_entry_point(spec.name))

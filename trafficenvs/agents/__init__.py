@@ -10,10 +10,10 @@ Only the package's public API is used (``make``, ``make_vec``, ``make_game``,
 
 from __future__ import annotations
 
-from trafficenvs.agents.greedy import GREEDY, has_greedy, make_greedy
+from trafficenvs.agents.greedy import games_with_greedy, has_greedy, make_greedy
 from trafficenvs.agents.policy import Policy, RandomPolicy, act_aec, sample_masked
 
 __all__ = [
-    "Policy", "RandomPolicy", "act_aec", "sample_masked", "GREEDY", "has_greedy",
+    "Policy", "RandomPolicy", "act_aec", "sample_masked", "games_with_greedy", "has_greedy",
     "make_greedy",
 ]

@@ -21,11 +21,13 @@ import numpy as np
 
 from trafficenvs.bench import measure, peers, training
 
-DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
-    "traffic_jam": {"num_players": 4},
-    "jamming_traffic": {"num_players": 4},
-    "jakarta_traffic": {"num_players": 3},
-}
+
+def default_options(game: str) -> dict[str, Any]:
+    """The configuration the benchmark measures: the game spec's ``bench_options``."""
+    from trafficenvs.core.spec import get_spec
+
+    return dict(get_spec(game).bench_options)
+
 BATCHES = (1, 64, 256, 4096, 16384)
 QUICK_BATCHES = (1, 256)
 PGX_BATCHES = (4096, 16384)
@@ -55,7 +57,7 @@ def machine() -> dict[str, Any]:
 
 
 def bench_game(game: str, quick: bool, seconds: float, threads: list[int]) -> dict[str, Any]:
-    options = DEFAULT_OPTIONS.get(game, {})
+    options = default_options(game)
     batches = QUICK_BATCHES if quick else BATCHES
     res: dict[str, Any] = {"options": options, "sizes": measure.sizes(game, options)}
     res["startup"] = measure.bench_startup(game, options, cold=not quick)
@@ -85,7 +87,7 @@ def run(games: list[str], quick: bool = False, seconds: float | None = None,
     if train:
         steps = training.ROLLOUT if quick else 4 * training.ROLLOUT
         result["training"] = training.bench_training(
-            games[0], {**DEFAULT_OPTIONS.get(games[0], {}), "num_players": 2}, steps)
+            games[0], {**default_options(games[0]), "num_players": 2}, steps)
     result["machine"] = machine()
     return result
 
@@ -97,10 +99,12 @@ def default_out_dir() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     from trafficenvs.bench import report
-    from trafficenvs.registry import GAMES
+    from trafficenvs.core.spec import specs
+
+    known = [s.name for s in specs()]
 
     parser = argparse.ArgumentParser(prog="trafficenvs bench", description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", help=f"games to measure (default: all {list(GAMES)})")
+    parser.add_argument("games", nargs="*", help=f"games to measure (default: all {known})")
     parser.add_argument("--quick", action="store_true", help="under a minute: small batches")
     parser.add_argument("--seconds", type=float, default=None, help="wall time per figure")
     parser.add_argument("--no-pgx", action="store_true", help="skip the pgx peer")
@@ -108,10 +112,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip the MaskablePPO training comparison")
     parser.add_argument("--out", type=Path, default=None, help="output directory")
     args = parser.parse_args(argv)
-    games = args.games or list(GAMES)
+    games = args.games or known
     for g in games:
-        if g not in GAMES:
-            parser.error(f"unknown game {g!r}; known: {list(GAMES)}")
+        if g not in known:
+            parser.error(f"unknown game {g!r}; known: {known}")
     result = run(games, quick=args.quick, seconds=args.seconds, pgx=not args.no_pgx,
                  train=not args.no_train)
     print(report.text_table(result))

@@ -262,7 +262,7 @@ RNG_DTYPE = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64)])
 
 def rng_states(n: int, seed: int) -> np.ndarray:
     """``n`` independent generator records for :func:`sample_legal`, keyed from ``seed``."""
-    from trafficenvs.core.game import as_kernel_array
+    from trafficenvs.core.records import as_kernel_array
     from trafficenvs.core.rng import rng_seed_array
 
     st = as_kernel_array(np.zeros(n, RNG_DTYPE))

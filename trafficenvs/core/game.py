@@ -3,8 +3,9 @@
 A :class:`Game` holds what is fixed for an env's lifetime (player count, deck or
 map, options): the configuration record passed to every kernel, the sizes of the
 observation and action spaces, and the conversions a person needs (action names,
-state dicts, renders). The kernels themselves are registered with
-:func:`trafficenvs.core.verbs.register_kernels` by the game's module.
+state dicts, renders). The kernels themselves are registered from the game's
+:class:`~trafficenvs.core.spec.GameSpec` (``spec.load()``), and the game's name and
+version come from that spec: it is the one place a game is declared.
 """
 
 from __future__ import annotations
@@ -12,68 +13,27 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 
-from trafficenvs.core import driver
-
-
-class _FieldRecord:
-    """One record with attribute access to its fields (``rec.hand``), as numba gives.
-
-    Used only under ``NUMBA_DISABLE_JIT=1``; unlike ``np.record`` it never confuses a
-    field with a numpy method (a field called ``round`` stays a field).
-    """
-
-    __slots__ = ("_v",)
-
-    def __init__(self, v: np.void):
-        object.__setattr__(self, "_v", v)
-
-    def __getattr__(self, name: str):
-        if name == "dtype":
-            return self._v.dtype
-        try:
-            return self._v[name]
-        except (KeyError, ValueError):
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value) -> None:
-        self._v[name] = value
-
-    def __getitem__(self, name: str):
-        return self._v[name]
-
-    def __setitem__(self, name: str, value) -> None:
-        self._v[name] = value
-
-
-class _FieldArray(np.ndarray):
-    """A structured array whose scalar items are :class:`_FieldRecord` views."""
-
-    def __getitem__(self, key):
-        item = np.ndarray.__getitem__(self.view(np.ndarray), key)
-        if isinstance(item, np.void):
-            return _FieldRecord(item)
-        return item.view(_FieldArray) if isinstance(item, np.ndarray) else item
-
-    def __setitem__(self, key, value) -> None:
-        if isinstance(value, _FieldRecord):
-            value = value._v  # noqa: SLF001  (copy a whole record: numba's ``out[i] = rec``)
-        np.ndarray.__setitem__(self.view(np.ndarray), key, value)
-
-
-def as_kernel_array(arr: np.ndarray) -> np.ndarray:
-    """A structured array as kernels take it: itself, or (without JIT) field-attribute rows."""
-    return arr.view(_FieldArray) if numba.config.DISABLE_JIT else arr
+from trafficenvs.core.layout import Layout
+from trafficenvs.core.records import as_kernel_array
+from trafficenvs.core.spec import GameSpec
+from trafficenvs.core.statedict import StateReader, read_rng
 
 
 class Game(abc.ABC):
-    """One configuration of one game. Subclasses set the class attributes."""
+    """One configuration of one game. Subclasses set ``spec`` and the class attributes.
 
+    Subclasses also build, at construction, ``obs_layout`` and ``action_layout``
+    (:class:`~trafficenvs.core.layout.Layout`): the named fields of an observation
+    row and the named ranges of the action space for this configuration.
+    """
+
+    #: the game's manifest; ``name`` and ``version`` are read from it
+    spec: ClassVar[GameSpec]
     #: short name, e.g. ``"traffic_jam"``; the env id is ``f"{name}-v{version}"``
     name: ClassVar[str]
-    version: ClassVar[int] = 0
+    version: ClassVar[int]
     record_dtype: ClassVar[np.dtype]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
@@ -83,6 +43,15 @@ class Game(abc.ABC):
     num_players: int
     num_actions: int
     obs_dim: int
+    obs_layout: Layout
+    action_layout: Layout
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:
+            cls.name = spec.name
+            cls.version = spec.version
 
     @property
     def cfg(self) -> np.ndarray:
@@ -116,30 +85,17 @@ class Game(abc.ABC):
         """
         return as_kernel_array(np.zeros(n, self.record_dtype))
 
-    def new_game(self, seed: int) -> np.ndarray:
-        """A 1-element record array holding a freshly set-up game."""
-        recs = self.new_records(1)
-        driver.single_reset(recs, self.cfg, np.uint64(seed), self.num_players)
-        return recs
-
     # -- state dicts: the parts every game shares --------------------------------
+    def state_reader(self, state: Any, keys: set[str], optional: set[str]) -> StateReader:
+        """The typed reader of a state dict of exactly ``keys`` (``optional`` may be left
+        out), of this game and of this env's player count (``StateDictError``, a
+        ValueError, otherwise)."""
+        return StateReader(state, game=self.name, num_players=self.num_players, keys=keys,
+                           optional=optional)
+
     def check_state_header(self, state: Any, keys: set[str], optional: set[str]) -> None:
-        """A state dict is a dict of exactly ``keys`` (``optional`` may be left out),
-        of this game and of this env's player count; ValueError/TypeError otherwise."""
-        if not isinstance(state, dict):
-            raise TypeError("a state is a dict")
-        unknown = set(state) - keys
-        missing = keys - optional - set(state)
-        if unknown or missing:
-            raise ValueError(
-                f"state dict: unknown keys {sorted(unknown)}, missing {sorted(missing)}"
-            )
-        if state["game"] != self.name:
-            raise ValueError(f"state is of game {state['game']!r}, not {self.name!r}")
-        if state["num_players"] != self.num_players:
-            raise ValueError(
-                f"state has {state['num_players']} players, this env {self.num_players}"
-            )
+        """:meth:`state_reader`'s checks alone."""
+        self.state_reader(state, keys, optional)
 
     @staticmethod
     def rng_to_dict(rec: np.void) -> dict[str, int]:
@@ -149,11 +105,9 @@ class Game(abc.ABC):
     @staticmethod
     def load_rng(rec: np.void, state: dict[str, Any]) -> None:
         """Set the record's generator from ``state["rng"]`` (default: key 0, counter 0)."""
-        rng = state.get("rng", {"key": 0, "counter": 0})
-        if not isinstance(rng, dict) or set(rng) != {"key", "counter"}:
-            raise ValueError("rng must be {'key': int, 'counter': int}")
-        rec["rng_key"] = np.uint64(rng["key"])
-        rec["rng_ctr"] = np.uint64(rng["counter"])
+        key, counter = read_rng(state)
+        rec["rng_key"] = np.uint64(key)
+        rec["rng_ctr"] = np.uint64(counter)
 
     # -- spaces ----------------------------------------------------------------
     @property

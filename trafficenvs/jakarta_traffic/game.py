@@ -9,6 +9,7 @@ import numpy as np
 
 from trafficenvs.core.game import Game
 from trafficenvs.jakarta_traffic import kernels as K
+from trafficenvs.jakarta_traffic.spec import SPEC
 from trafficenvs.jakarta_traffic.tiles import Tile, TileSet, TileSpec, check_tiles_fit, fill_cfg
 from trafficenvs.jakarta_traffic.tiles import load_tiles as _load_tiles
 
@@ -40,7 +41,7 @@ class JakartaTrafficGame(Game):
     once that many rounds are complete; 0, the default, for none).
     """
 
-    name = "jakarta_traffic"
+    spec = SPEC
     record_dtype = K.RECORD_DTYPE
     min_players = 2
     max_players = K.MAX_PLAYERS

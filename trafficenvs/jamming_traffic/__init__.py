@@ -7,18 +7,15 @@ Rules: ``docs/rules/jamming_traffic.md``. ``env()``/``raw_env()`` give the AEC e
 
 from __future__ import annotations
 
-from trafficenvs.core.verbs import register_module
 from trafficenvs.jamming_traffic import kernels
 from trafficenvs.jamming_traffic.game import JammingTrafficGame
 from trafficenvs.jamming_traffic.maps import SHIPPED as MAPS
 from trafficenvs.jamming_traffic.maps import Map, load_map, random_map
+from trafficenvs.jamming_traffic.spec import SPEC
 from trafficenvs.registry import entry_points
-
-register_module(kernels)
-
 
 env, raw_env, vec_env = entry_points("jamming_traffic")
 
 
-__all__ = ["JammingTrafficGame", "Map", "MAPS", "env", "raw_env", "vec_env", "load_map",
+__all__ = ["SPEC", "JammingTrafficGame", "Map", "MAPS", "env", "raw_env", "vec_env", "load_map",
            "random_map", "kernels"]

@@ -10,6 +10,7 @@ import numpy as np
 from trafficenvs.core.game import Game
 from trafficenvs.jamming_traffic import kernels as K
 from trafficenvs.jamming_traffic.maps import Map, MapSpec, load_map
+from trafficenvs.jamming_traffic.spec import SPEC
 
 DEFAULT_FACES: tuple[int | str, ...] = (1, 2, 3, 4, "roundabout", "one-way")
 FACE_ALIASES = {"roundabout": K.ROUNDABOUT, "r": K.ROUNDABOUT, "one-way": K.ONE_WAY,
@@ -57,7 +58,7 @@ class JammingTrafficGame(Game):
     about 2 000 moves for its first reward).
     """
 
-    name = "jamming_traffic"
+    spec = SPEC
     record_dtype = K.RECORD_DTYPE
     min_players = 2
     max_players = K.MAX_PLAYERS

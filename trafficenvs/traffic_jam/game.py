@@ -10,6 +10,7 @@ import numpy as np
 from trafficenvs.core.game import Game
 from trafficenvs.traffic_jam import kernels as K
 from trafficenvs.traffic_jam.deck import Deck, DeckSpec, check_deck_fits, load_deck
+from trafficenvs.traffic_jam.spec import SPEC
 
 STATE_KEYS = {
     "game", "num_players", "round", "trip", "stage", "to_move", "over", "moves", "rng",
@@ -38,7 +39,7 @@ class TrafficJamGame(Game):
     on top of the zero-sum result; off by default, C2).
     """
 
-    name = "traffic_jam"
+    spec = SPEC
     record_dtype = K.RECORD_DTYPE
     min_players = 2
     max_players = K.MAX_PLAYERS

@@ -59,8 +59,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.agents.greedy.base import GreedyPlayer
 from trafficenvs.core.game import Game
+from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.jamming_traffic.kernels import MOVE as MOVE_PHASE
 from trafficenvs.jamming_traffic.kernels import OVER as OVER_PHASE
 from trafficenvs.jamming_traffic.kernels import PLACE as PLACE_PHASE

@@ -54,8 +54,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.agents.greedy.base import GreedyPlayer
 from trafficenvs.core.game import Game
+from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.jakarta_traffic.tiles import exit_table
 
 # fixed layout of the game (docs/rules/jakarta_traffic.md, "Observation"/"Actions")

@@ -1,4 +1,11 @@
-"""What every greedy player shares: one game kind, and one compiled call per batch."""
+"""What every rule-based ("greedy") player shares: one game kind, one compiled call per batch.
+
+Each game's greedy player lives in its own package (``<game>/greedy.py``) and is
+named in its :class:`~trafficenvs.core.spec.GameSpec`; it subclasses
+:class:`GreedyPlayer` and implements ``_act``. This base holds what is the same for
+all of them, so it sits in ``core`` (below the games) rather than in ``agents``
+(above them): the :class:`~trafficenvs.agents.policy.Policy` interface it satisfies.
+"""
 
 from __future__ import annotations
 

@@ -33,8 +33,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.agents.greedy.base import GreedyPlayer
 from trafficenvs.core.game import Game
+from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.traffic_jam.kernels import (
     BALLOON,
     BUS,

@@ -1,0 +1,137 @@
+"""One manifest per game: the :class:`GameSpec`, and the table of known games.
+
+A game package declares itself once, in its ``spec.py``::
+
+    SPEC = GameSpec(
+        name="traffic_jam", version=0, title="Traffic Jam",
+        game="trafficenvs.traffic_jam.game:TrafficJamGame",
+        kernels="trafficenvs.traffic_jam.kernels",
+        greedy="trafficenvs.traffic_jam.greedy:TrafficJamGreedy",
+        bench_options={"num_players": 4},
+    )
+
+and everything that used to list the games by hand reads the specs instead: the
+registry (``make``, ``list_envs``, PettingZoo's registry), the package import (which
+registers each game's kernels), the agents' table of rule-based players and the
+benchmark's default configurations.
+
+The games of this package are found by looking for ``trafficenvs/<pkg>/spec.py``;
+a game that lives elsewhere (a user's, or the toy game of the tests) joins with
+:func:`register_game`. Names in a spec are ``"module:attribute"`` strings so that
+reading the table imports nothing heavy; :meth:`GameSpec.load` imports the game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from trafficenvs.core.game import Game
+
+
+def _resolve(target: str) -> Any:
+    mod, _, attr = target.partition(":")
+    module = importlib.import_module(mod)
+    return getattr(module, attr) if attr else module
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the rest of the package needs to know about one game.
+
+    ``game``, ``kernels`` and ``greedy`` are import paths (``"module:Class"``,
+    ``"module"``); ``bench_options`` is the configuration the benchmark measures and
+    ``doc_options`` the one whose layouts the rules page ``rules_page`` shows (both
+    passed to the game class as keyword options).
+    """
+
+    name: str
+    version: int
+    title: str
+    game: str
+    kernels: str
+    greedy: str | None = None
+    summary: str = ""
+    bench_options: dict[str, Any] = field(default_factory=dict)
+    doc_options: dict[str, Any] = field(default_factory=dict)
+    #: the rules page, relative to the repository root (None for games outside it)
+    rules_page: str | None = None
+
+    @property
+    def env_id(self) -> str:
+        """The current id, ``f"{name}-v{version}"``."""
+        return f"{self.name}-v{self.version}"
+
+    def load(self) -> type[Game]:
+        """Import the game (registering its kernels) and return its ``Game`` class."""
+        from trafficenvs._numba_cache import package_cache
+        from trafficenvs.core.verbs import register_module
+
+        with package_cache():
+            kernels = _resolve(self.kernels)
+            register_module(kernels)
+            cls = _resolve(self.game)
+        return cls
+
+    def greedy_class(self) -> Callable[..., Any] | None:
+        """The rule-based player's class (imported on first use), or None."""
+        if self.greedy is None:
+            return None
+        from trafficenvs._numba_cache import package_cache
+
+        with package_cache():  # its numba code caches with the package's
+            return _resolve(self.greedy)
+
+
+_SPECS: dict[str, GameSpec] = {}
+_PKG = Path(__file__).resolve().parent.parent
+
+
+def _discover() -> None:
+    """Read ``spec.py`` of every game package of trafficenvs (once)."""
+    if _SPECS:
+        return
+    from trafficenvs._numba_cache import package_cache
+
+    for info in sorted(pkgutil.iter_modules([str(_PKG)]), key=lambda m: m.name):
+        if info.ispkg and (_PKG / info.name / "spec.py").exists():
+            with package_cache():  # the game package's __init__ may import its kernels
+                spec = getattr(importlib.import_module(f"trafficenvs.{info.name}.spec"), "SPEC",
+                               None)
+            if spec is None:  # core/spec.py is this module, not a game's
+                continue
+            if spec.name != info.name:
+                raise RuntimeError(f"trafficenvs/{info.name}/spec.py names {spec.name!r}")
+            _SPECS.setdefault(spec.name, spec)
+
+
+def register_game(spec: GameSpec) -> GameSpec:
+    """Add a game that lives outside this package (idempotent for the same spec)."""
+    _discover()
+    old = _SPECS.get(spec.name)
+    if old is not None and old != spec:
+        raise ValueError(f"a different game is already registered as {spec.name!r}")
+    _SPECS[spec.name] = spec
+    spec.load()
+    return spec
+
+
+def specs() -> list[GameSpec]:
+    """Every known game's spec: the package's games (by name), then registered ones."""
+    _discover()
+    return list(_SPECS.values())
+
+
+def get_spec(name: str) -> GameSpec:
+    """The spec of game ``name`` (ValueError naming the known games otherwise)."""
+    _discover()
+    try:
+        return _SPECS[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; known: {sorted(_SPECS)}") from None

@@ -1,0 +1,17 @@
+"""Jamming Traffic's manifest: the one place the game is declared (see ``core/spec.py``)."""
+
+from trafficenvs.core.spec import GameSpec
+
+SPEC = GameSpec(
+    name="jamming_traffic",
+    version=0,
+    title="Jamming Traffic",
+    summary="towns and roads, cars queue three to a road, dice, roundabouts, one-way roads, "
+            "jams that cascade (sometimes endlessly)",
+    game="trafficenvs.jamming_traffic.game:JammingTrafficGame",
+    kernels="trafficenvs.jamming_traffic.kernels",
+    greedy="trafficenvs.jamming_traffic.greedy:JammingTrafficGreedy",
+    bench_options={"num_players": 4},
+    doc_options={"num_players": 4},
+    rules_page="docs/rules/jamming_traffic.md",
+)
