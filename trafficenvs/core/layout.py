@@ -175,9 +175,9 @@ _END = "<!-- /layout -->"
 
 def doc_section(text: str, key: str) -> str | None:
     """The table between ``<!-- layout:key -->`` and ``<!-- /layout -->`` in ``text``."""
-    m = re.search(re.escape(_MARK.format(key=key)) + r"\n(.*?)\n" + re.escape(_END), text,
+    m = re.search(re.escape(_MARK.format(key=key)) + r"\n(.*?)" + re.escape(_END), text,
                   re.DOTALL)
-    return m.group(1) if m else None
+    return m.group(1).rstrip("\n") if m else None
 
 
 def replace_doc_section(text: str, key: str, table: str) -> str:
@@ -185,7 +185,7 @@ def replace_doc_section(text: str, key: str, table: str) -> str:
     start = _MARK.format(key=key)
     if doc_section(text, key) is None:
         raise ValueError(f"no {start} ... {_END} section")
-    pattern = re.escape(start) + r"\n.*?\n" + re.escape(_END)
+    pattern = re.escape(start) + r"\n.*?" + re.escape(_END)
     return re.sub(pattern, lambda _m: f"{start}\n{table}\n{_END}", text, count=1, flags=re.DOTALL)
 
 

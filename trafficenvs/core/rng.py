@@ -56,3 +56,14 @@ def rng_seed_array(states, seed):
     """Key ``states[i]`` from ``seed + i`` (for per-row samplers outside games)."""
     for i in range(states.shape[0]):
         rng_seed(states[i], seed + np.uint64(i))
+
+
+@njit(cache=True)
+def rng_shuffle(rec, arr, n):
+    """Fisher-Yates over ``arr[:n]`` with ``rec``'s generator (C1); the one shuffle of
+    every game (a deck of cards, a pile of tiles)."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rec, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t

@@ -33,13 +33,13 @@ class StateDictTypeError(StateDictError, TypeError):
 
 
 def fail(path: str, expected: str, got: Any = _MISSING) -> StateDictError:
-    """The error for ``path``: ``state dict: <path>: expected <expected>, got <got>``."""
+    """The error for ``path``: ``state dict: <path> must be <expected>, got <got>``."""
     tail = "" if got is _MISSING else f", got {got!r}"
-    return StateDictError(f"state dict: {path}: expected {expected}{tail}")
+    return StateDictError(f"state dict: {path} must be {expected}{tail}")
 
 
 def _type_error(path: str, expected: str, got: Any) -> StateDictTypeError:
-    return StateDictTypeError(f"state dict: {path}: expected {expected}, got {got!r}")
+    return StateDictTypeError(f"state dict: {path} must be {expected}, got {got!r}")
 
 
 def read_int(value: Any, path: str, lo: int | None = None, hi: int | None = None,
@@ -75,9 +75,9 @@ def read_list(value: Any, path: str, length: int | None = None,
     if not isinstance(value, list):
         raise _type_error(path, "a list", value)
     if length is not None and len(value) != length:
-        raise fail(path, f"a list of {length} items", f"{len(value)} items")
+        raise fail(path, f"a list of {length} items", len(value))
     if max_length is not None and len(value) > max_length:
-        raise fail(path, f"a list of at most {max_length} items", f"{len(value)} items")
+        raise fail(path, f"a list of at most {max_length} items", len(value))
     return value
 
 
@@ -140,7 +140,7 @@ class StateReader:
         if key in self.state:
             return self.state[key]
         if default is _MISSING:
-            raise fail(key, "a value")
+            raise fail(key, "given")
         return default
 
     def int(self, key: str, lo: int | None = None, hi: int | None = None,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from trafficenvs.core.game import Game
+from trafficenvs.core.statedict import StateDictError, fail, read_bool, read_dict, read_list
 from trafficenvs.traffic_jam import kernels as K
 from trafficenvs.traffic_jam.deck import Deck, DeckSpec, check_deck_fits, load_deck
+from trafficenvs.traffic_jam.layout import action_layout, obs_layout
 from trafficenvs.traffic_jam.spec import SPEC
 
 STATE_KEYS = {
@@ -50,10 +51,15 @@ class TrafficJamGame(Game):
         check_deck_fits(self.deck, self.num_players)
         self.shaping = bool(shaping)
         self.num_kinds = len(self.deck.kinds)
-        self.num_actions = K.num_actions(self.num_kinds)
-        self.obs_dim = K.obs_dim(self.num_players, self.num_kinds)
+        self.obs_layout = obs_layout(self.num_players, self.num_kinds)
+        self.action_layout = action_layout(self.num_kinds)
+        self.num_actions = self.action_layout.size
+        self.obs_dim = self.obs_layout.size
         cfg = np.zeros(1, K.CFG_DTYPE)
         c = cfg[0]
+        for key, offset in self.obs_layout.offsets().items():
+            c[key] = offset
+        c["a_pair"] = self.action_layout.field("car_surprise").offset
         c["num_players"] = self.num_players
         c["num_kinds"] = self.num_kinds
         c["deck_size"] = self.deck.size
@@ -77,9 +83,10 @@ class TrafficJamGame(Game):
         k = self.num_kinds
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} out of range 0..{self.num_actions - 1}")
-        if action < k:
+        pairs = self.action_layout.field("car_surprise")
+        if action < pairs.offset:
             return action, None
-        car, sur = divmod(action - k, k)
+        car, sur = divmod(action - pairs.offset, k)
         return car, sur
 
     def action_name(self, rec: np.void, action: int) -> str:
@@ -142,40 +149,43 @@ class TrafficJamGame(Game):
         }
 
     def _counts(self, names: Any, what: str) -> np.ndarray:
-        if not isinstance(names, list):
-            raise ValueError(f"{what} must be a list of card names")
+        """Cards per kind from a list of card names (``what`` names the key)."""
         out = np.zeros(K.MAX_KINDS, np.int64)
-        for name in names:
-            out[self.deck.index(name)] += 1
+        for i, name in enumerate(read_list(names, what)):
+            out[self._kind(name, f"{what}[{i}]")] += 1
         return out
 
+    def _kind(self, name: Any, what: str) -> int:
+        """The kind of the card called ``name`` (the deck's own error if unknown)."""
+        if not isinstance(name, str):
+            raise fail(what, "a card name", name)
+        return self.deck.index(name)
+
+    def _opt_kind(self, name: Any, what: str) -> int:
+        return -1 if name is None else self._kind(name, what)
+
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:
-        self.check_state_header(state, STATE_KEYS, OPTIONAL_KEYS)
+        st = self.state_reader(state, STATE_KEYS, OPTIONAL_KEYS)
         n = self.num_players
-        rnd, trip, stage, cur = (state[k] for k in ("round", "trip", "stage", "to_move"))
-        over = bool(state.get("over", False))
-        for key, val, hi in (("round", rnd, 3), ("trip", trip, 2), ("stage", stage, 2),
-                             ("to_move", cur, n)):
-            if not isinstance(val, int) or not 0 <= val < hi:
-                raise ValueError(f"{key} must be an int in 0..{hi - 1}, got {val!r}")
+        rnd = st.int("round", 0, K.ROUNDS - 1)
+        trip = st.int("trip", 0, K.TRIPS - 1)
+        stage = st.int("stage", 0, 1)
+        cur = st.int("to_move", 0, n - 1)
+        over = st.bool("over", default=False)
         if over and (rnd, trip, stage, cur) != (2, 1, 0, 0):
-            raise ValueError("a finished game has round 2, trip 1, stage 0, to_move 0")
-        for key in ("hands", "victory", "pending"):
-            if not isinstance(state[key], list) or len(state[key]) != n:
-                raise ValueError(f"{key} must be a list with one entry per player")
+            raise fail("over", "True only with round 2, trip 1, stage 0, to_move 0", over)
+        hands, victory, pending = (st.list(key, n) for key in ("hands", "victory", "pending"))
 
         recs = self.new_records(1)
         r = recs[0]
         self.load_rng(r, state)
-        r["moves"] = int(state.get("moves", 0))
+        r["moves"] = st.int("moves", 0, 2**31 - 1, default=0)
         r["round"], r["trip"], r["stage"], r["cur"], r["over"] = rnd, trip, stage, cur, over
 
+        deck = st.list("deck", max_length=self.deck.size)
         total = np.zeros(K.MAX_KINDS, np.int64)
-        deck = state["deck"]
-        if not isinstance(deck, list):
-            raise ValueError("deck must be a list of card names (top of the deck last)")
         for i, name in enumerate(deck):
-            r["deck"][i] = self.deck.index(name)
+            r["deck"][i] = self._kind(name, f"deck[{i}]")
             total[r["deck"][i]] += 1
         r["deck_n"] = len(deck)
         disc = self._counts(state["discard"], "discard")
@@ -184,17 +194,19 @@ class TrafficJamGame(Game):
         road = self._counts(state["roads"], "roads")
         r["road"][:] = road
         total += disc + road
+        trips_done = 6 if over else 2 * rnd + trip
         for p in range(n):
-            h = self._counts(state["hands"][p], f"hands[{p}]")
+            h = self._counts(hands[p], f"hands[{p}]")
             want = expected_hand_size(rnd, trip, stage, cur, p, over)
             if h.sum() != want:
-                raise ValueError(f"hands[{p}] holds {h.sum()} cards; at this point it holds {want}")
+                raise StateDictError(f"state dict: hands[{p}] holds {h.sum()} cards; at this "
+                                     f"point it holds {want}")
             r["hand"][p] = h
             r["hand_n"][p] = h.sum()
-            v = self._counts(state["victory"][p], f"victory[{p}]")
-            trips_done = 6 if over else 2 * rnd + trip
+            v = self._counts(victory[p], f"victory[{p}]")
             if v.sum() > trips_done:
-                raise ValueError(f"victory[{p}] has {v.sum()} cards after {trips_done} trips")
+                raise StateDictError(f"state dict: victory[{p}] has {v.sum()} cards after "
+                                     f"{trips_done} trips")
             r["victory"][p] = v
             r["vcount"][p] = v.sum()
             r["joy"][p] = sum(int(v[k]) * c.joy for k, c in enumerate(self.deck.kinds))
@@ -203,48 +215,62 @@ class TrafficJamGame(Game):
 
         on_road = 0 if stage == 0 else n
         if road.sum() != on_road:
-            raise ValueError(f"roads hold {road.sum()} cards; at stage {stage} they hold {on_road}")
-        for p, pend in enumerate(state["pending"]):
-            if not isinstance(pend, dict) or set(pend) != {"first", "car", "surprise"}:
-                raise ValueError(f"pending[{p}] must have the keys first, car, surprise")
-            chose = p < cur and not over
-            want_first = chose and stage == 0
-            want_pair = chose and stage == 1
-            has = {key: pend[key] is not None for key in pend}
-            if (has["first"], has["car"], has["surprise"]) != (want_first, want_pair, want_pair):
-                raise ValueError(f"pending[{p}] does not match stage {stage}, to_move {cur}")
-            for field, key in (("pick1", "first"), ("pick_car", "car"), ("pick_sur", "surprise")):
-                k = -1 if pend[key] is None else self.deck.index(pend[key])
-                r[field][p] = k
-                if k >= 0:
-                    total[k] += 1
-        comp = np.zeros(K.MAX_KINDS, np.int64)
-        comp[: self.num_kinds] = self.deck.counts
-        if not np.array_equal(total, comp):
-            diff = {self.deck.kinds[k].name: int(total[k] - comp[k])
-                    for k in range(self.num_kinds) if total[k] != comp[k]}
-            raise ValueError(f"cards are not conserved (extra(+)/missing(-) per card: {diff})")
-
-        last = state.get("last_trip")
-        r["last_jam"][:] = -1
-        r["last_car"][:] = -1
-        r["last_scored"][:] = -1
-        if last is not None:
-            if set(last) != {"jam", "cars", "scored"}:
-                raise ValueError("last_trip must have the keys jam, cars, scored")
-            for t, tname in enumerate(K.TIMES):
-                j = last["jam"].get(tname)
-                r["last_jam"][t] = -1 if j is None else int(bool(j))
-            for p in range(n):
-                c = last["cars"][p]
-                r["last_car"][p] = -1 if c is None else self.deck.index(c)
-                s = last["scored"][p]
-                r["last_scored"][p] = -1 if s is None else int(bool(s))
+            raise StateDictError(f"state dict: roads hold {road.sum()} cards; at stage {stage} "
+                                 f"they hold {on_road}")
+        self._load_pending(r, pending, stage, cur, over, total)
+        self._check_conserved(total)
+        self._load_last_trip(r, st.dict("last_trip", ("jam", "cars", "scored"), default=None))
         if over:
             joy, cnt = r["joy"][:n], r["vcount"][:n]
             best = max(zip(joy, cnt))
             r["winner"][:n] = [(a, b) == best for a, b in zip(joy, cnt)]
         return recs
+
+    def _load_pending(self, r: np.void, pending: list, stage: int, cur: int, over: bool,
+                      total: np.ndarray) -> None:
+        """The hidden picks of the seats that chose before ``cur`` this stage."""
+        for p, pend in enumerate(pending):
+            pend = read_dict(pend, f"pending[{p}]", ("first", "car", "surprise"))
+            chose = p < cur and not over
+            want_first = chose and stage == 0
+            want_pair = chose and stage == 1
+            has = {key: pend[key] is not None for key in pend}
+            if (has["first"], has["car"], has["surprise"]) != (want_first, want_pair, want_pair):
+                raise fail(f"pending[{p}]", f"the picks of a seat at stage {stage} with "
+                           f"to_move {cur}", pend)
+            for field, key in (("pick1", "first"), ("pick_car", "car"), ("pick_sur", "surprise")):
+                k = self._opt_kind(pend[key], f"pending[{p}].{key}")
+                r[field][p] = k
+                if k >= 0:
+                    total[k] += 1
+
+    def _check_conserved(self, total: np.ndarray) -> None:
+        comp = np.zeros(K.MAX_KINDS, np.int64)
+        comp[: self.num_kinds] = self.deck.counts
+        if not np.array_equal(total, comp):
+            diff = {self.deck.kinds[k].name: int(total[k] - comp[k])
+                    for k in range(self.num_kinds) if total[k] != comp[k]}
+            raise StateDictError(f"state dict: cards are not conserved (extra(+)/missing(-) "
+                                 f"per card: {diff})")
+
+    def _load_last_trip(self, r: np.void, last: dict[str, Any] | None) -> None:
+        """What the last trip's assessment showed (roads jammed, cars, who scored)."""
+        n = self.num_players
+        r["last_jam"][:] = -1
+        r["last_car"][:] = -1
+        r["last_scored"][:] = -1
+        if last is None:
+            return
+        jam = read_dict(last["jam"], "last_trip.jam", K.TIMES, optional=K.TIMES)
+        cars = read_list(last["cars"], "last_trip.cars", n)
+        scored = read_list(last["scored"], "last_trip.scored", n)
+        for t, tname in enumerate(K.TIMES):
+            j = jam.get(tname)
+            r["last_jam"][t] = -1 if j is None else int(read_bool(j, f"last_trip.jam.{tname}"))
+        for p in range(n):
+            r["last_car"][p] = self._opt_kind(cars[p], f"last_trip.cars[{p}]")
+            s = scored[p]
+            r["last_scored"][p] = -1 if s is None else int(read_bool(s, f"last_trip.scored[{p}]"))
 
     # -- checks ----------------------------------------------------------------
     def check_invariants(self, rec: np.void) -> None:
@@ -286,7 +312,3 @@ class TrafficJamGame(Game):
         from trafficenvs.traffic_jam.render import render_image
 
         return render_image(self, rec, seat)
-
-    def kinds_on(self, counts: np.ndarray) -> Counter:
-        """Counter of card kinds (indices) from a count vector."""
-        return Counter({k: int(counts[k]) for k in range(self.num_kinds) if counts[k]})

@@ -35,7 +35,7 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
-from trafficenvs.traffic_jam.kernels import (
+from trafficenvs.traffic_jam.layout import (
     BALLOON,
     BUS,
     EITHER,
@@ -45,8 +45,8 @@ from trafficenvs.traffic_jam.kernels import (
     MOTORCYCLE,
     TRUCK,
     VAN,
-    size_of_counts,
 )
+from trafficenvs.traffic_jam.scoring import size_of_counts
 
 
 @njit(cache=True)
@@ -90,7 +90,8 @@ def _car_value(cnt, car, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type):
 
 
 @njit(cache=True)
-def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, mask_row, use_mask):
+def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, mask_row, use_mask,
+               a_pair):
     """(value, action) of the best stage-2 pair from ``hand`` (``cnt``: the roads)."""
     best = -1e9
     best_a = -1
@@ -101,7 +102,7 @@ def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, 
         for sur in range(K):
             if hand[sur] < 1:
                 continue
-            a = K + car * K + sur
+            a = a_pair + car * K + sur
             if use_mask and not mask_row[a]:
                 continue
             cnt[car] += 1
@@ -118,19 +119,23 @@ def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, 
 
 
 @njit(cache=True, parallel=True)
-def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, out):
-    """The greedy action of every row (one compiled loop over the batch)."""
+def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, off, out):
+    """The greedy action of every row (one compiled loop over the batch); ``off`` holds
+    the offsets of the observation fields and the pair actions it reads (:data:`OFFSETS`)."""
     B = obs.shape[0]
     for i in prange(B):
+        o_hand, o_road, o_disc, o_vict = off[0], off[1], off[2], off[3]
+        o_stage, a_pair = off[4], off[5]
         hand = np.zeros(K, np.float64)
         cnt = np.zeros(K, np.float64)
         lam_unit = np.zeros(3, np.float64)
         q_type = np.zeros((3, 8), np.float64)
         unseen_total = 0.0
         for k in range(K):
-            hand[k] = obs[i, k]
-            cnt[k] = obs[i, K + k]
-            u = kcount[k] - obs[i, k] - obs[i, K + k] - obs[i, 2 * K + k] - obs[i, 3 * K + k]
+            hand[k] = obs[i, o_hand + k]
+            cnt[k] = obs[i, o_road + k]
+            u = (kcount[k] - obs[i, o_hand + k] - obs[i, o_road + k] - obs[i, o_disc + k]
+                 - obs[i, o_vict + k])
             if u < 0:
                 u = 0.0
             unseen_total += u
@@ -153,11 +158,11 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, out):
                 lam_unit[t] /= unseen_total
                 for ty in range(8):
                     q_type[t, ty] /= unseen_total
-        stage = 1 if obs[i, 4 * K + 2 * N + 1] > 0.5 else 0
+        stage = 1 if obs[i, o_stage + 1] > 0.5 else 0
         if stage == 1:
             m = 2 * (N - 1)
             _, a = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
-                              mask[i], True)
+                              mask[i], True, a_pair)
             out[i] = a
             continue
         m = 3 * (N - 1)
@@ -169,7 +174,7 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, out):
             hand[c] -= 1
             cnt[c] += 1
             v, _ = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
-                              mask[i], False)
+                              mask[i], False, a_pair)
             cnt[c] -= 1
             hand[c] += 1
             v -= 0.001 * kjoy[c]
@@ -177,6 +182,10 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, out):
                 best = v
                 best_a = c
         out[i] = best_a
+
+
+#: what the greedy reads, by layout name: observation fields, then the pair actions
+OFFSETS = ("hand", "road", "discard", "victory_total", "stage", "car_surprise")
 
 
 class TrafficJamGreedy(GreedyPlayer):
@@ -193,7 +202,10 @@ class TrafficJamGreedy(GreedyPlayer):
         self.kcond = np.array([c.condition for c in kinds], np.int64)
         self.kjoy = np.array([c.joy for c in kinds], np.float64)
         self.kcount = np.array(game.deck.counts, np.float64)
+        obs, acts = game.obs_layout, game.action_layout
+        self.off = np.array([obs.field(name).offset for name in OFFSETS[:-1]]
+                            + [acts.field(OFFSETS[-1]).offset], np.int64)
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_batch(obs, mask, self.num_players, self.K, self.ktime, self.ktype, self.kcond,
-                     self.kjoy, self.kcount, out)
+                     self.kjoy, self.kcount, self.off, out)

@@ -1,0 +1,51 @@
+"""Chance in Traffic Jam: the shuffled deck, the deal (T3) and the reshuffle (T4).
+
+All of it draws from the record's own generator (C1), so a copied record deals the
+same cards as the original.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from trafficenvs.core.rng import rng_shuffle
+from trafficenvs.traffic_jam.layout import HAND_SIZE
+
+
+@njit(cache=True)
+def fill_deck(rec, cfg):
+    """Set-up: every card of the deck, as kinds in kind order, then shuffled."""
+    n = 0
+    for k in range(cfg.num_kinds):
+        for _ in range(cfg.kind_count[k]):
+            rec.deck[n] = k
+            n += 1
+    rng_shuffle(rec, rec.deck, n)
+    rec.deck_n = n
+
+
+@njit(cache=True)
+def reshuffle_discard(rec, cfg):
+    """T4: the discard pile, shuffled, becomes the new deck."""
+    n = 0
+    for k in range(cfg.num_kinds):
+        for _ in range(rec.discard[k]):
+            rec.deck[n] = k
+            n += 1
+        rec.discard[k] = 0
+    rec.discard_n = 0
+    rng_shuffle(rec, rec.deck, n)
+    rec.deck_n = n
+
+
+@njit(cache=True)
+def deal(rec, cfg):
+    """T3: deal HAND_SIZE cards to every seat, one at a time in seat order."""
+    for _ in range(HAND_SIZE):
+        for p in range(cfg.num_players):
+            if rec.deck_n == 0:
+                reshuffle_discard(rec, cfg)
+            rec.deck_n -= 1
+            k = rec.deck[rec.deck_n]
+            rec.hand[p, k] += 1
+            rec.hand_n[p] += 1

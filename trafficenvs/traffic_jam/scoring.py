@@ -1,0 +1,135 @@
+"""Traffic Jam's assessment and joy (T2, T5): road sizes, which cars score, the end.
+
+``size_of_counts`` is public: the greedy player evaluates expected road sizes with
+the very same size rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trafficenvs.core.rewards import write_zero_sum
+from trafficenvs.traffic_jam.layout import (
+    BALLOON,
+    BUGGY,
+    BUS,
+    CABRIOLET,
+    EITHER,
+    FREE,
+    ICE_CREAM,
+    JAM,
+    MOTORCYCLE,
+    NUM_TIMES,
+    TRUCK,
+    VAN,
+)
+
+
+@njit(cache=True)
+def size_of_counts(cnt, t, kind_time, kind_type, num_kinds):
+    """T2 size rules: the space road ``t`` takes when ``cnt[k]`` cards of each kind
+    ``k`` lie on the roads (counts may be expected values: the greedy player's)."""
+    van = 0.0
+    ones = 0.0
+    truck = 0.0
+    bus = 0.0
+    moto = 0.0
+    for k in range(num_kinds):
+        n = cnt[k]
+        if n == 0 or kind_time[k] != t:
+            continue
+        ty = kind_type[k]
+        if ty == VAN:
+            van += n
+        elif ty == CABRIOLET or ty == BUGGY or ty == ICE_CREAM:
+            ones += n
+        elif ty == TRUCK:
+            truck += n
+        elif ty == BUS:
+            bus += n
+        elif ty == MOTORCYCLE:
+            moto += n
+    size = 2 * van + ones
+    if truck > 0:
+        size += 2 * truck - 1
+    if bus > 0:
+        size += 1
+    if moto >= 2:
+        size += moto
+    return size
+
+
+@njit(cache=True)
+def road_size(rec, cfg, t):
+    """The space road ``t`` takes, from the cards on it (an integer)."""
+    return np.int64(size_of_counts(rec.road, t, cfg.kind_time, cfg.kind_type, cfg.num_kinds))
+
+
+@njit(cache=True)
+def _count_type(rec, cfg, t, ty):
+    n = 0
+    for k in range(cfg.num_kinds):
+        if cfg.kind_time[k] == t and cfg.kind_type[k] == ty:
+            n += rec.road[k]
+    return n
+
+
+@njit(cache=True)
+def card_scores(rec, cfg, k, jam):
+    """Whether a car on a card of kind ``k`` earns its joy on its road (T2)."""
+    cond = cfg.kind_cond[k]
+    ok = cond == EITHER or (cond == FREE and not jam) or (cond == JAM and jam)
+    ty = cfg.kind_type[k]
+    if ok and (ty == BALLOON or ty == ICE_CREAM):
+        ok = _count_type(rec, cfg, cfg.kind_time[k], ty) == 1
+    return ok
+
+
+@njit(cache=True)
+def score_trip(rec, cfg):
+    """Assess every road, then pay every car; leftover road cards are discarded."""
+    N = cfg.num_players
+    for t in range(NUM_TIMES):
+        rec.last_jam[t] = 1 if road_size(rec, cfg, t) > N else 0
+    for q in range(N):
+        c = rec.pick_car[q]
+        rec.last_car[q] = c
+        rec.last_scored[q] = 0
+        if card_scores(rec, cfg, c, rec.last_jam[cfg.kind_time[c]] == 1):
+            rec.last_scored[q] = 1
+    # Cards are taken only after every card has been judged: a scored balloon still
+    # counted as "the only balloon" for the others' judgement above.
+    for q in range(N):
+        if rec.last_scored[q] == 1:
+            c = rec.pick_car[q]
+            rec.road[c] -= 1
+            rec.victory[q, c] += 1
+            rec.vtotal[c] += 1
+            rec.joy[q] += cfg.kind_joy[c]
+            rec.vcount[q] += 1
+            if cfg.shaping:
+                rec.reward[q] += cfg.kind_joy[c]
+        rec.pick_car[q] = -1
+        rec.pick_sur[q] = -1
+    for k in range(cfg.num_kinds):
+        n = rec.road[k]
+        rec.discard[k] += n
+        rec.discard_n += n
+        rec.road[k] = 0
+
+
+@njit(cache=True)
+def finish(rec, cfg):
+    """T5: most joy wins; ties by victory-pile size; still tied share the win (C2)."""
+    N = cfg.num_players
+    best_joy = -1
+    best_n = -1
+    for p in range(N):
+        if rec.joy[p] > best_joy or (rec.joy[p] == best_joy and rec.vcount[p] > best_n):
+            best_joy = rec.joy[p]
+            best_n = rec.vcount[p]
+    for p in range(N):
+        rec.winner[p] = rec.joy[p] == best_joy and rec.vcount[p] == best_n
+    rec.over = True
+    write_zero_sum(rec.reward, rec.winner, N)
