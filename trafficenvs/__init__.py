@@ -13,7 +13,7 @@ from trafficenvs._numba_cache import package_cache
 with package_cache():
     from trafficenvs.core import driver  # noqa: F401  (compiled kernels: cache location)
 
-from trafficenvs.core.spec import GameSpec, register_game, specs
+from trafficenvs.core.spec import GameSpec, specs
 
 for _spec in specs():  # every game declared in a trafficenvs/<game>/spec.py
     _spec.load()
@@ -24,6 +24,7 @@ from trafficenvs.registry import (  # noqa: E402
     make,
     make_game,
     make_vec,
+    register_game,
     register_pettingzoo,
 )
 

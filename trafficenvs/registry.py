@@ -14,7 +14,7 @@ from pettingzoo import AECEnv
 
 from trafficenvs.core.aec import TrafficAECEnv, wrap
 from trafficenvs.core.game import Game
-from trafficenvs.core.spec import get_spec, specs
+from trafficenvs.core.spec import GameSpec, add_spec, get_spec, specs
 from trafficenvs.core.vector import TrafficVecEnv
 
 
@@ -113,3 +113,13 @@ def register_pettingzoo() -> None:
         env_id = f"trafficenvs/{spec.env_id}"
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=_entry_point(spec.name))
+
+
+def register_game(spec: GameSpec) -> GameSpec:
+    """Add a game that lives outside this package: its spec joins the table (``make``,
+    ``list_envs``, the agents, the benchmark), its kernels are registered and its ids
+    enter PettingZoo's registry. Games inside ``trafficenvs/`` need no call."""
+    add_spec(spec)
+    spec.load()
+    register_pettingzoo()
+    return spec

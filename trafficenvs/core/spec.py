@@ -16,8 +16,8 @@ registers each game's kernels), the agents' table of rule-based players and the
 benchmark's default configurations.
 
 The games of this package are found by looking for ``trafficenvs/<pkg>/spec.py``;
-a game that lives elsewhere (a user's, or the toy game of the tests) joins with
-:func:`register_game`. Names in a spec are ``"module:attribute"`` strings so that
+a game that lives elsewhere (a user's, or the template game of the tests) joins
+with ``trafficenvs.register_game``. Names in a spec are ``"module:attribute"`` strings so that
 reading the table imports nothing heavy; :meth:`GameSpec.load` imports the game.
 """
 
@@ -111,14 +111,16 @@ def _discover() -> None:
             _SPECS.setdefault(spec.name, spec)
 
 
-def register_game(spec: GameSpec) -> GameSpec:
-    """Add a game that lives outside this package (idempotent for the same spec)."""
+def add_spec(spec: GameSpec) -> GameSpec:
+    """Add the spec of a game that lives outside this package (idempotent for the same
+    spec); ``trafficenvs.register_game`` also loads it and registers it with PettingZoo."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"a game is registered by its GameSpec, got {spec!r}")
     _discover()
     old = _SPECS.get(spec.name)
     if old is not None and old != spec:
         raise ValueError(f"a different game is already registered as {spec.name!r}")
     _SPECS[spec.name] = spec
-    spec.load()
     return spec
 
 

@@ -1,0 +1,57 @@
+"""Data: limits, the record and config dtypes, the observation and action layouts.
+
+Every record field is explained where it is declared. The kernels write the
+observation by the layout's offsets (``cfg.ob_<field>``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trafficenvs.core.layout import Field, Layout
+
+MAX_PLAYERS = 4
+MIN_CARS = 8  # the queue holds 8 to 15 cars at the start
+MAX_CARS = 15
+MAX_WAVE = 3  # cars one turn may wave through
+
+
+def obs_layout(num_players: int) -> Layout:
+    """A seat's view: everything is public in this game."""
+    return Layout("Toll Gate observation", [
+        Field("cars_left", 1, "cars still waiting at the gate"),
+        Field("last_wave", MAX_WAVE, "one-hot: how many cars the previous player waved "
+              "through (all zero before the first move)"),
+    ])
+
+
+def action_layout() -> Layout:
+    return Layout("Toll Gate actions", [
+        Field("wave", MAX_WAVE, "wave `a + 1` cars through; legal when that many wait"),
+    ])
+
+
+OBS_FIELDS = tuple(obs_layout(2).names())
+
+CFG_DTYPE = np.dtype(
+    [
+        ("num_players", np.int64),  # N
+        *[(f"ob_{name}", np.int64) for name in OBS_FIELDS],  # observation offsets
+    ],
+    align=True,
+)
+
+RECORD_DTYPE = np.dtype(
+    [
+        ("rng_key", np.uint64),  # the game's generator (C1)
+        ("rng_ctr", np.uint64),
+        ("moves", np.int32),  # moves made (kept by the drivers)
+        ("reward", np.float32, MAX_PLAYERS),  # this step's reward per seat
+        ("cars", np.int8),  # cars still waiting
+        ("cur", np.int8),  # the seat to move
+        ("last", np.int8),  # cars the previous move waved through, 0 before the first
+        ("over", np.bool_),  # the last car has passed
+        ("winner", np.uint8, MAX_PLAYERS),  # 1 for the seat that waved the last car
+    ],
+    align=True,
+)
