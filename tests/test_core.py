@@ -12,7 +12,7 @@ from trafficenvs.core.rng import rng_below, rng_seed
 from trafficenvs.core.verbs import register_kernels
 
 
-@njit(cache=True)
+@njit  # not cached: a test file is outside the package's cache (see _numba_cache.py)
 def _draws(states, n, k):
     out = np.empty((states.shape[0], k), np.int64)
     for i in range(states.shape[0]):
@@ -90,8 +90,9 @@ def test_sample_legal_picks_only_legal_actions_uniformly():
 
 def test_sample_legal_takes_the_legal_action_its_bits_rank():
     """The pick is the k-th legal action, k = (top 32 bits x legal count) >> 32, for
-    any mask length: whole words, a tail, and masks over 255 words (the count's byte
-    lanes are folded every 255 words)."""
+    any mask length: less than a word, whole words, groups of 4 words (whose byte
+    lanes are summed before one multiply), groups plus single words, and a tail of
+    bytes that does not fill a word."""
     rng = np.random.default_rng(0)
     for length in (1, 7, 8, 9, 33, 329, 2040, 2048, 2049, 4100):
         for p in (0.0, 0.02, 0.5, 1.0):

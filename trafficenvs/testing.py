@@ -3,7 +3,8 @@
 >>> from trafficenvs import testing
 >>> testing.run_all("traffic_jam-v0", num_players=3)      # doctest: +SKIP
 
-Each check raises ``AssertionError`` with a message naming what broke.
+Each check raises ``AssertionError`` with a message naming what broke: the game, its
+options, the seed, and the row and step where that applies.
 """
 
 from __future__ import annotations
@@ -71,11 +72,13 @@ def _compare_batch(env_id: str, seed: int, b: int, max_steps: int, options: dict
         e.reset(seed=seed + i)
     live = np.ones(b, bool)
     rng = np.random.default_rng(seed)
-    where = f"{env_id} seed {seed} batch {b} threads {numba.get_num_threads()}"
-    for _ in range(max_steps):
+    base = f"{env_id} {options} seed {seed} batch {b} threads {numba.get_num_threads()}"
+    for t in range(max_steps):
+        where = f"{base} step {t}"
         actions = np.zeros(b, np.int64)
         for i, e in enumerate(envs):
             if live[i]:
+                where = f"{base} step {t} row {i}"
                 o = e.observe(e.agent_selection)
                 assert e.possible_agents.index(e.agent_selection) == out.current_player[i], where
                 np.testing.assert_array_equal(o["observation"], out.observation[i], where)
@@ -89,6 +92,7 @@ def _compare_batch(env_id: str, seed: int, b: int, max_steps: int, options: dict
         for i, e in enumerate(envs):
             if not live[i]:
                 continue
+            where = f"{base} step {t} row {i}"
             e.step(int(actions[i]))
             rew = np.array([e.rewards[a] for a in e.possible_agents], np.float32)
             np.testing.assert_allclose(rew, out.rewards[i], err_msg=where, atol=1e-6)
@@ -105,7 +109,7 @@ def _compare_batch(env_id: str, seed: int, b: int, max_steps: int, options: dict
                 live[i] = False
         if not live.any():
             return
-    raise AssertionError(f"{where}: games did not end within {max_steps} steps")
+    raise AssertionError(f"{base}: games did not end within {max_steps} steps")
 
 
 def check_random_play(
@@ -123,22 +127,29 @@ def check_random_play(
         out = venv.reset(seed=s * num_envs)
         rng = np.random.default_rng(s)
         done_once = np.zeros(num_envs, bool)
-        for _ in range(max_steps):
+        for t in range(max_steps):
             actions = np.array([_legal_choice(rng, m) for m in out.action_mask])
             out = venv.step(actions)
             for i in range(num_envs):
-                game.check_invariants(venv.records[i])
+                try:
+                    game.check_invariants(venv.records[i])
+                except AssertionError as err:
+                    raise AssertionError(f"{env_id} {options} seed {s * num_envs + i} (row {i} "
+                                         f"of batch seed {s * num_envs}) step {t}: {err}") from err
             ended = out.terminated | out.truncated
             if out.terminated.any():
                 total = out.rewards[out.terminated].sum(axis=1)
                 if not getattr(game, "shaping", False):
-                    np.testing.assert_allclose(total, 0.0, atol=1e-5,
-                                               err_msg="final rewards are not zero-sum (C2)")
+                    np.testing.assert_allclose(
+                        total, 0.0, atol=1e-5,
+                        err_msg=f"{env_id} {options} batch seed {s * num_envs} step {t}: "
+                                "final rewards are not zero-sum (C2)")
             finished += int(ended.sum())
             done_once |= ended
             if done_once.all():
                 break
-        assert done_once.all(), f"{env_id} seed {s}: some games never ended"
+        assert done_once.all(), (f"{env_id} {options} batch seed {s * num_envs}: rows "
+                                 f"{np.flatnonzero(~done_once).tolist()} never ended")
     return finished
 
 
@@ -156,15 +167,16 @@ def check_state_roundtrip(
         a, b = rebuilt.reset(seed=s), twin.reset(seed=s)
         rng = np.random.default_rng(s)
         for t in range(steps):
+            where = f"{env_id} {options} seed {s} step {t}"
             d = json.loads(json.dumps(rebuilt.state_dict(0)))
             rebuilt.load_state_dict(0, d)
-            assert rebuilt.state_dict(0) == twin.state_dict(0), f"seed {s} step {t}: dicts differ"
-            np.testing.assert_array_equal(a.observation, b.observation)
-            np.testing.assert_array_equal(a.action_mask, b.action_mask)
+            assert rebuilt.state_dict(0) == twin.state_dict(0), f"{where}: dicts differ"
+            np.testing.assert_array_equal(a.observation, b.observation, where)
+            np.testing.assert_array_equal(a.action_mask, b.action_mask, where)
             act = np.array([_legal_choice(rng, b.action_mask[0])])
             a, b = rebuilt.step(act), twin.step(act)
-            np.testing.assert_array_equal(a.rewards, b.rewards)
-            np.testing.assert_array_equal(a.terminated, b.terminated)
+            np.testing.assert_array_equal(a.rewards, b.rewards, where)
+            np.testing.assert_array_equal(a.terminated, b.terminated, where)
 
 
 def run_all(env_id: str, quick: bool = False, **options: Any) -> None:
