@@ -36,7 +36,8 @@ OBS_FIELDS = tuple(obs_layout(2).names())
 CFG_DTYPE = np.dtype(
     [
         ("num_players", np.int64),  # N
-        *[(f"ob_{name}", np.int64) for name in OBS_FIELDS],  # observation offsets
+        *[(f"ob_{name}", np.uint32) for name in OBS_FIELDS],  # observation offsets (uint32:
+        # the compiler then knows them non-negative and drops negative-index checks)
     ],
     align=True,
 )

@@ -13,29 +13,31 @@ from trafficenvs.traffic_jam.layout import HAND_SIZE
 
 
 @njit(cache=True)
-def fill_deck(rec, cfg):
-    """Set-up: every card of the deck, as kinds in kind order, then shuffled."""
+def _shuffle_into_deck(rec, cfg, counts, clear):
+    """The deck becomes ``counts[k]`` cards of each kind ``k``, shuffled; ``clear``
+    empties ``counts`` (the pile the cards came from)."""
     n = 0
     for k in range(cfg.num_kinds):
-        for _ in range(cfg.kind_count[k]):
+        for _ in range(counts[k]):
             rec.deck[n] = k
             n += 1
+        if clear:
+            counts[k] = 0
     rng_shuffle(rec, rec.deck, n)
     rec.deck_n = n
 
 
 @njit(cache=True)
+def fill_deck(rec, cfg):
+    """Set-up: every card of the deck, as kinds in kind order, then shuffled."""
+    _shuffle_into_deck(rec, cfg, cfg.kind_count, False)
+
+
+@njit(cache=True)
 def reshuffle_discard(rec, cfg):
     """T4: the discard pile, shuffled, becomes the new deck."""
-    n = 0
-    for k in range(cfg.num_kinds):
-        for _ in range(rec.discard[k]):
-            rec.deck[n] = k
-            n += 1
-        rec.discard[k] = 0
     rec.discard_n = 0
-    rng_shuffle(rec, rec.deck, n)
-    rec.deck_n = n
+    _shuffle_into_deck(rec, cfg, rec.discard, True)
 
 
 @njit(cache=True)

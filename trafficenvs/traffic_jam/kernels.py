@@ -146,11 +146,16 @@ def observe(rec, cfg, seat, out):
     """Seat ``seat``'s view (T6, C4), written field by field of ``layout.obs_layout``."""
     K = cfg.num_kinds
     N = cfg.num_players
+    # offsets read once (stores into ``out`` could alias ``cfg`` for the compiler); they
+    # are uint32, which tells the compiler they are never negative (see layout.py)
+    o_hand, o_road, o_disc, o_vict = cfg.ob_hand, cfg.ob_road, cfg.ob_discard, cfg.ob_victory_total
+    o_stage, o_trip, o_round = cfg.ob_stage, cfg.ob_trip, cfg.ob_round
+    hand = rec.hand[seat]
     for k in range(K):
-        out[cfg.ob_hand + k] = rec.hand[seat, k]
-        out[cfg.ob_road + k] = rec.road[k]
-        out[cfg.ob_discard + k] = rec.discard[k]
-        out[cfg.ob_victory_total + k] = rec.vtotal[k]
+        out[o_hand + k] = hand[k]
+        out[o_road + k] = rec.road[k]
+        out[o_disc + k] = rec.discard[k]
+        out[o_vict + k] = rec.vtotal[k]
     o = cfg.ob_scores
     for j in range(N):
         s = seat + j
@@ -159,13 +164,13 @@ def observe(rec, cfg, seat, out):
         out[o + 2 * j] = rec.joy[s]
         out[o + 2 * j + 1] = rec.vcount[s]
     for j in range(2):
-        out[cfg.ob_stage + j] = 0.0
-        out[cfg.ob_trip + j] = 0.0
+        out[o_stage + j] = 0.0
+        out[o_trip + j] = 0.0
     for j in range(ROUNDS):
-        out[cfg.ob_round + j] = 0.0
-    out[cfg.ob_stage + rec.stage] = 1.0
-    out[cfg.ob_trip + rec.trip] = 1.0
-    out[cfg.ob_round + rec.round] = 1.0
+        out[o_round + j] = 0.0
+    out[o_stage + rec.stage] = 1.0
+    out[o_trip + rec.trip] = 1.0
+    out[o_round + rec.round] = 1.0
     out[cfg.ob_deck_left] = rec.deck_n
 
 

@@ -78,7 +78,9 @@ CFG_DTYPE = np.dtype(
         ("kind_cond", np.int8, MAX_KINDS),  # per kind: FREE, JAM or EITHER
         ("kind_joy", np.int16, MAX_KINDS),  # per kind: joy points
         ("kind_count", np.uint8, MAX_KINDS),  # per kind: copies in the deck
-        *[(f"ob_{name}", np.int64) for name in OBS_FIELDS],  # observation offsets
+        # observation offsets; uint32 so that the compiler knows them non-negative (a signed
+        # index costs a negative-index check per store: observe ran 2x slower)
+        *[(f"ob_{name}", np.uint32) for name in OBS_FIELDS],
         ("a_pair", np.int64),  # first action of the stage-2 range (= K)
     ],
     align=True,
