@@ -8,7 +8,17 @@ from typing import Any
 import numpy as np
 
 from trafficenvs.core.game import Game
+from trafficenvs.core.statedict import (
+    StateDictError,
+    StateReader,
+    fail,
+    read_dict,
+    read_int,
+    read_int_list,
+    read_list,
+)
 from trafficenvs.jakarta_traffic import kernels as K
+from trafficenvs.jakarta_traffic.layout import action_layout, obs_layout
 from trafficenvs.jakarta_traffic.spec import SPEC
 from trafficenvs.jakarta_traffic.tiles import Tile, TileSet, TileSpec, check_tiles_fit, fill_cfg
 from trafficenvs.jakarta_traffic.tiles import load_tiles as _load_tiles
@@ -23,6 +33,11 @@ OPTIONAL_KEYS = {"moves", "rng", "forced_dice", "last_dice", "over", "end_trigge
 PLAYER_KEYS = {"energy", "bubbles", "orders", "stars", "delivered"}
 EDGE_NAMES = ("north", "east", "south", "west")
 TURN_NAMES = ("a quarter turn clockwise", "a half turn", "a quarter turn anticlockwise")
+
+
+def _bad(path: str, why: str) -> StateDictError:
+    """The error for a value of the right type that breaks a rule: ``state dict: <path>: <why>``."""
+    return StateDictError(f"state dict: {path}: {why}")
 
 
 def cell_name(x: int) -> str:
@@ -61,13 +76,17 @@ class JakartaTrafficGame(Game):
         ):
             raise ValueError(f"max_rounds must be an int >= 0 (0: no cap), got {max_rounds!r}")
         self.max_rounds = int(max_rounds)
-        self.num_actions = K.NUM_ACTIONS
-        self.obs_dim = K.obs_dim(self.num_players)
+        self.obs_layout = obs_layout(self.num_players)
+        self.action_layout = action_layout()
+        self.num_actions = self.action_layout.size
+        self.obs_dim = self.obs_layout.size
         cfg = np.zeros(1, K.CFG_DTYPE)
         c = cfg[0]
         c["num_players"] = self.num_players
         c["shaping"] = self.shaping
         c["max_rounds"] = self.max_rounds
+        for name, offset in self.obs_layout.offsets().items():
+            c[name] = offset
         fill_cfg(c, self.tiles)
         self.cfg = cfg
 
@@ -181,216 +200,193 @@ class JakartaTrafficGame(Game):
         }
 
     @staticmethod
-    def _parse_cell(v: Any, what: str) -> int:
-        if (not isinstance(v, (list, tuple)) or len(v) != 2
-                or not all(isinstance(i, int) and not isinstance(i, bool) for i in v)
-                or not all(0 <= i < K.SIDE for i in v)):
-            raise ValueError(f"{what} must be a [row, col] pair with 0 <= row, col < 5, got {v!r}")
-        return int(v[0]) * K.SIDE + int(v[1])
+    def _at(v: Any, path: str) -> int:
+        """The cell of a ``[row, col]`` pair (0-4 each)."""
+        row, col = read_int_list(v, path, 0, K.SIDE - 1, length=2)
+        return row * K.SIDE + col
 
     @staticmethod
-    def _int(v: Any, what: str, lo: int, hi: int) -> int:
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise ValueError(f"{what} must be an int in {lo}..{hi}, got {v!r}")
-        return v
-
-    @staticmethod
-    def _name(v: Any, names: tuple[str, ...], what: str) -> int:
-        if v not in names:
-            raise ValueError(f"{what}: {v!r} is not one of {names}")
+    def _index(v: Any, names: tuple[str, ...], path: str) -> int:
+        """The index of the name ``v`` in ``names``."""
+        if not isinstance(v, str) or v not in names:
+            raise _bad(path, f"{v!r} is not one of {names}")
         return names.index(v)
 
-    def from_dict(self, state: dict[str, Any]) -> np.ndarray:  # noqa: C901 (one check each)
-        self.check_state_header(state, STATE_KEYS, OPTIONAL_KEYS)
+    def _tile(self, spec: Any, path: str) -> Tile:
+        """The tile of ``"<kind> <pattern>[ <address>]"`` (the tile set's own errors)."""
+        try:
+            return self.tiles.parse_spec(spec)
+        except ValueError as e:
+            raise _bad(path, str(e)) from None
+
+    def from_dict(self, state: dict[str, Any]) -> np.ndarray:
+        st = self.state_reader(state, STATE_KEYS, OPTIONAL_KEYS)
         n = self.num_players
         recs = self.new_records(1)
         r = recs[0]
         self.load_rng(r, state)
-        r["moves"] = self._int(state.get("moves", 0), "moves", 0, 2**31 - 1)
-        r["round"] = self._int(state["round"], "round", 0, 2**31 - 1)
-        cur = self._int(state["to_move"], "to_move", 0, n - 1)
-        r["cur"] = cur
-        phase = self._name(state["phase"], K.PHASES, "phase")
-        r["phase"] = phase
-        over = bool(state.get("over", False))
-        r["over"] = over
-        r["trigger"] = bool(state.get("end_triggered", False))
+        r["moves"] = st.int("moves", 0, 2**31 - 1, default=0)
+        r["round"] = st.int("round", 0, 2**31 - 1)
+        r["cur"] = cur = st.int("to_move", 0, n - 1)
+        r["phase"] = phase = K.PHASES.index(st.choice("phase", K.PHASES))
+        r["over"] = over = st.bool("over", default=False)
+        r["trigger"] = st.bool("end_triggered", default=False)
         if over and (phase != K.HONK or cur != 0 or not r["trigger"]):
-            raise ValueError("a finished game has phase 'honk', to_move 0 and end_triggered")
-        forced = state.get("forced_dice", [])
-        if not isinstance(forced, list) or len(forced) > K.MAX_FORCED:
-            raise ValueError(f"forced_dice must be a list of at most {K.MAX_FORCED} dice")
+            raise _bad("over", "a finished game has phase 'honk', to_move 0 and end_triggered")
+        forced = st.list("forced_dice", default=[], max_length=K.MAX_FORCED)
         for i, d in enumerate(forced):
-            r["forced"][i] = self._int(d, "a forced die", 1, 6)
+            r["forced"][i] = read_int(d, f"forced_dice[{i}]", 1, 6, what="a forced die")
         r["forced_n"] = len(forced)
-        dice = state.get("last_dice", [0, 0])
-        if not isinstance(dice, list) or len(dice) != 2:
-            raise ValueError("last_dice must be [column die, row die] ([0, 0] before any roll)")
-        for i, d in enumerate(dice):
-            r["dice"][i] = self._int(d, "last_dice", 0, 6)
+        r["dice"][:] = st.int_list("last_dice", 0, 6, length=2, default=[0, 0])
+        kinds = self._load_board(r, st)
+        stars, order_total = self._load_players(r, st)
+        self._load_stacks(r, st, kinds, order_total)
+        self._load_order_board(r, st, stars)
+        if bool(r["trigger"]) != bool((r["nstars"][:n] >= K.END_STARS).any()):
+            raise _bad("end_triggered", "true exactly when a player holds 4 or more stars")
+        marker = st.raw("marker")
+        r["marker"] = -1 if marker is None else self._at(marker, "marker")
+        start = st.raw("turn_start", None)
+        r["start"] = r["pos"][cur] if start is None else self._at(start, "turn_start")
+        if phase == K.HONK and r["start"] != r["pos"][cur]:
+            raise _bad("turn_start", "before driving, turn_start is the mover's own tile")
+        pend = st.raw("pending", None)
+        r["pending"] = -1 if pend is None else self._index(pend, K.TYPES, "pending")
+        K.refresh(r, self.cfg[0])
+        self._check_phase(r)
+        if over:
+            K.finish(r, self.cfg[0])  # winners from the final position
+            r["reward"][:] = 0
+        return recs
 
-        # board and tiles (K2): every tile placed must come out of the tile set
-        board = state["board"]
-        if not isinstance(board, list) or len(board) != K.SIDE or not all(
-                isinstance(row, list) and len(row) == K.SIDE for row in board):
-            raise ValueError("board must be 5 rows of 5 tiles")
+    def _load_board(self, r: np.void, st: StateReader) -> list[int]:
+        """Board cells and spare tiles, each taken out of the tile set (K2); the cell kinds."""
+        board = st.list("board", K.SIDE)
         pool: dict[Tile, list[int]] = {}
         for i, t in enumerate(self.tiles.tiles):
             pool.setdefault(t, []).append(i)
 
-        def take(tile: Tile, where: str) -> int:
-            ids = pool.get(tile)
-            if not ids:
-                raise ValueError(f"{where}: the tile set has no more {tile.spec(self.tiles)!r}")
-            return ids.pop(0)
+        def take(tile: Tile, path: str) -> int:
+            if not pool.get(tile):
+                raise _bad(path, f"the tile set has no more {tile.spec(self.tiles)!r}")
+            return pool[tile].pop(0)
 
-        for row in range(K.SIDE):
-            for col in range(K.SIDE):
-                spec = board[row][col]
-                where = f"board[{row}][{col}]"
+        for row, cells in enumerate(board):
+            for col, spec in enumerate(read_list(cells, f"board[{row}]", K.SIDE)):
+                path = f"board[{row}][{col}]"
                 parts = spec.split(" ", 3) if isinstance(spec, str) else []
-                if len(parts) < 3 or not parts[2].isdigit() or int(parts[2]) > 3:
-                    raise ValueError(
-                        f"{where}: a cell is '<kind> <pattern> <rotation 0-3>[ <address>]', "
-                        f"got {spec!r}")
-                tile = self.tiles.parse_spec(" ".join(parts[:2] + parts[3:]))
+                if len(parts) < 3 or parts[2] not in ("0", "1", "2", "3"):
+                    raise fail(path, "a cell '<kind> <pattern> <rotation 0-3>[ <address>]'", spec)
                 x = row * K.SIDE + col
-                r["cell_tile"][x] = take(tile, where)
+                r["cell_tile"][x] = take(self._tile(" ".join(parts[:2] + parts[3:]), path), path)
                 r["cell_rot"][x] = int(parts[2])
         kinds = [self.tiles.tiles[i].kind for i in r["cell_tile"]]
         if kinds.count(K.BUILDING) != K.SIDE:
-            raise ValueError("the board holds all five buildings (they are never swapped)")
-        spares = state["spares"]
-        if not isinstance(spares, list) or len(spares) != n:
-            raise ValueError("spares must list one tile per player")
+            raise _bad("board", "the board holds all five buildings (they are never swapped)")
         r["spare"][:] = 255
-        for p, spec in enumerate(spares):
-            tile = self.tiles.parse_spec(spec)
+        for p, spec in enumerate(st.list("spares", self.num_players)):
+            tile = self._tile(spec, f"spares[{p}]")
             if tile.kind == K.BUILDING:
-                raise ValueError(f"spares[{p}]: a building is never a spare tile")
+                raise _bad(f"spares[{p}]", "a building is never a spare tile")
             r["spare"][p] = take(tile, f"spares[{p}]")
         for x in range(K.NCELLS):
             t = self.tiles.tiles[r["cell_tile"][x]]
             if t.kind == K.BUILDING:
                 r["addr_cell"][t.address] = x
+        return kinds
 
-        # players
-        mopeds = state["mopeds"]
-        if not isinstance(mopeds, list) or len(mopeds) != n:
-            raise ValueError("mopeds must list one [row, col] per player")
+    def _load_players(self, r: np.void, st: StateReader) -> tuple[list[list[int]], Counter]:
+        """Mopeds, energy, bubbles, orders held and delivered, stars; the star values held
+        per player and the order tokens counted so far per type."""
+        n = self.num_players
         r["pos"][:] = -1
-        for p in range(n):
-            r["pos"][p] = self._parse_cell(mopeds[p], f"mopeds[{p}]")
-        players = state["players"]
-        if not isinstance(players, list) or len(players) != n:
-            raise ValueError("players must have one entry per player")
-        value_slots = {int(v): [s for s in range(K.NSLOTS) if K.STAR_VALUES[s] == v]
-                       for v in K.STAR_VALUES}
-        order_total = Counter()
-        for p, pl in enumerate(players):
-            where = f"players[{p}]"
-            if not isinstance(pl, dict) or set(pl) != PLAYER_KEYS:
-                raise ValueError(f"{where} must have the keys {sorted(PLAYER_KEYS)}")
-            r["energy"][p] = self._int(pl["energy"], f"{where} energy", 0, K.MAX_ENERGY)
-            r["bubbles"][p] = self._int(pl["bubbles"], f"{where} bubbles", 0, K.MAX_BUBBLES)
-            orders = [self._name(o, K.TYPES, f"{where} orders") for o in pl["orders"]]
+        for p, m in enumerate(st.list("mopeds", n)):
+            r["pos"][p] = self._at(m, f"mopeds[{p}]")
+        stars, order_total = [], Counter()
+        for p, pl in enumerate(st.list("players", n)):
+            path = f"players[{p}]"
+            pl = read_dict(pl, path, PLAYER_KEYS)
+            r["energy"][p] = read_int(pl["energy"], f"{path}.energy", 0, K.MAX_ENERGY)
+            r["bubbles"][p] = read_int(pl["bubbles"], f"{path}.bubbles", 0, K.MAX_BUBBLES)
+            orders = [self._index(o, K.TYPES, f"{path}.orders[{i}]")
+                      for i, o in enumerate(read_list(pl["orders"], f"{path}.orders"))]
             if len(orders) > 2 or len(set(orders)) != len(orders):
-                raise ValueError(f"{where}: at most two orders, not two of one type (K7)")
+                raise _bad(f"{path}.orders", "at most two orders, not two of one type (K7)")
             if K.IBU in orders and K.BAPAK in orders:
-                raise ValueError(f"{where}: at most one passenger at a time (K7)")
+                raise _bad(f"{path}.orders", "at most one passenger at a time (K7)")
             for t in orders:
                 r["held"][p, t] = 1
                 order_total[t] += 1
             r["nheld"][p] = len(orders)
-            if not isinstance(pl["delivered"], list):
-                raise ValueError(f"{where} delivered must be a list of order types")
-            for o in pl["delivered"]:
-                t = self._name(o, K.TYPES, f"{where} delivered")
+            for i, o in enumerate(read_list(pl["delivered"], f"{path}.delivered")):
+                t = self._index(o, K.TYPES, f"{path}.delivered[{i}]")
                 r["delivered"][p, t] += 1
                 order_total[t] += 1
             r["passengers"][p] = int(r["delivered"][p, K.IBU]) + int(r["delivered"][p, K.BAPAK])
-            if not isinstance(pl["stars"], list):
-                raise ValueError(f"{where} stars must be a list of star values")
-            for v in pl["stars"]:
-                if v not in value_slots:
-                    raise ValueError(f"{where}: no star is worth {v!r}")
-            r["nstars"][p] = len(pl["stars"])
-            r["points"][p] = sum(pl["stars"])
+            mine = read_int_list(pl["stars"], f"{path}.stars")
+            for i, v in enumerate(mine):
+                if v not in K.STAR_VALUES:
+                    raise _bad(f"{path}.stars[{i}]", f"no star is worth {v!r}")
+            r["nstars"][p] = len(mine)
+            r["points"][p] = sum(mine)
+            stars.append(mine)
+        return stars, order_total
 
-        # stacks and order tokens (K4, K7): players + 1 tokens per type in all
-        stacks = state["stacks"]
-        if not isinstance(stacks, dict) or set(stacks) != set(K.TYPES):
-            raise ValueError(f"stacks must have one entry per order type {K.TYPES}")
+    def _load_stacks(self, r: np.void, st: StateReader, kinds: list[int],
+                     order_total: Counter) -> None:
+        """Order stacks; players + 1 tokens per type over stacks, phones, deliveries (K4, K7)."""
+        n = self.num_players
+        stacks = st.dict("stacks", K.TYPES)
         r["stack_cell"][:] = -1
         for t, name in enumerate(K.TYPES):
-            st = stacks[name]
-            if not isinstance(st, dict) or set(st) != {"at", "count"}:
-                raise ValueError(f"stacks[{name!r}] must be {{'at': [row, col] or None, 'count'}}")
-            cnt = self._int(st["count"], f"stacks[{name!r}] count", 0, n + 1)
-            r["stack_n"][t] = cnt
+            path = f"stacks.{name}"
+            stack = read_dict(stacks[name], path, ("at", "count"))
+            r["stack_n"][t] = cnt = read_int(stack["count"], f"{path}.count", 0, n + 1)
             if cnt == 0:
-                if st["at"] is not None:
-                    raise ValueError(f"stacks[{name!r}]: an empty stack lies nowhere (at None)")
+                if stack["at"] is not None:
+                    raise fail(f"{path}.at", "None: an empty stack lies nowhere", stack["at"])
                 continue
-            x = self._parse_cell(st["at"], f"stacks[{name!r}] at")
+            x = self._at(stack["at"], f"{path}.at")
             if kinds[x] != K.PICKUP:
-                raise ValueError(f"stacks[{name!r}]: orders lie only on pick-up tiles")
+                raise _bad(f"{path}.at", "orders lie only on pick-up tiles")
             if x in r["stack_cell"]:
-                raise ValueError(f"stacks[{name!r}]: two stacks on one tile")
+                raise _bad(f"{path}.at", "two stacks on one tile")
             r["stack_cell"][t] = x
             order_total[t] += cnt
         for t, name in enumerate(K.TYPES):
             if order_total[t] != n + 1:
-                raise ValueError(
-                    f"{name} orders are not conserved: {order_total[t]} in stacks, phones and "
-                    f"delivered, {n + 1} in the game")
+                raise _bad(f"stacks.{name}", f"{name} orders are not conserved: {order_total[t]} "
+                           f"in stacks, phones and delivered, {n + 1} in the game")
 
-        # order board (K8)
-        ob = state["order_board"]
-        if not isinstance(ob, dict) or set(ob) != {"orders", "addresses", "star_piles"}:
-            raise ValueError("order_board must have the keys orders, addresses, star_piles")
-        ords = [self._name(o, K.TYPES, "order_board orders") for o in ob["orders"]]
-        addrs = [self._name(a, K.ADDRESSES, "order_board addresses") for a in ob["addresses"]]
+    def _load_order_board(self, r: np.void, st: StateReader, stars: list[list[int]]) -> None:
+        """The order board (K8) and the star tokens: equal stars are interchangeable, so each
+        pile's gap is filled in slot order."""
+        ob = st.dict("order_board", ("orders", "addresses", "star_piles"))
+        ords = [self._index(o, K.TYPES, f"order_board.orders[{i}]")
+                for i, o in enumerate(read_list(ob["orders"], "order_board.orders"))]
+        addrs = [self._index(a, K.ADDRESSES, f"order_board.addresses[{i}]")
+                 for i, a in enumerate(read_list(ob["addresses"], "order_board.addresses"))]
         if sorted(ords) != list(range(K.NTYPES)) or sorted(addrs) != list(range(K.NADDR)):
-            raise ValueError("order_board: each order type and each address exactly once")
+            raise _bad("order_board", "each order type and each address exactly once")
         r["ord_slot"][:] = ords
         r["addr_slot"][:] = addrs
-        piles = ob["star_piles"]
-        if not isinstance(piles, list) or len(piles) != K.NSLOTS:
-            raise ValueError("order_board star_piles must list 5 pile sizes")
-        for s, v in enumerate(piles):
-            r["star_left"][s] = self._int(v, "a star pile", 0, K.STARS_PER_SLOT)
-        for v, slots in value_slots.items():
-            out = sum(pl["stars"].count(v) for pl in players)
+        r["star_left"][:] = read_int_list(ob["star_piles"], "order_board.star_piles", 0,
+                                          K.STARS_PER_SLOT, length=K.NSLOTS)
+        for v in dict.fromkeys(int(v) for v in K.STAR_VALUES):  # 7, 5, 4, 3
+            slots = [s for s in range(K.NSLOTS) if K.STAR_VALUES[s] == v]
+            out = sum(mine.count(v) for mine in stars)
             left = sum(int(r["star_left"][s]) for s in slots)
             if out + left != K.STARS_PER_SLOT * len(slots):
-                raise ValueError(f"{v}-point stars are not conserved: {out} taken, {left} left")
-            # equal stars are interchangeable: fill each pile's gap in slot order
+                raise _bad("order_board.star_piles", f"{v}-point stars are not conserved: "
+                           f"{out} taken, {left} left")
             gaps = [K.STARS_PER_SLOT - int(r["star_left"][s]) for s in slots]
             k = 0
-            for p, pl in enumerate(players):
-                for _ in range(pl["stars"].count(v)):
+            for p, mine in enumerate(stars):
+                for _ in range(mine.count(v)):
                     while gaps[k] == 0:
                         k += 1
                     gaps[k] -= 1
                     r["stars"][p, slots[k]] += 1
-
-        if bool(r["trigger"]) != bool((r["nstars"][:n] >= K.END_STARS).any()):
-            raise ValueError("end_triggered is true exactly when a player holds 4 or more stars")
-        marker = state["marker"]
-        r["marker"] = -1 if marker is None else self._parse_cell(marker, "marker")
-        start = state.get("turn_start")
-        r["start"] = r["pos"][cur] if start is None else self._parse_cell(start, "turn_start")
-        if phase == K.HONK and r["start"] != r["pos"][cur]:
-            raise ValueError("before driving, turn_start is the mover's own tile")
-        pend = state.get("pending")
-        r["pending"] = -1 if pend is None else self._name(pend, K.TYPES, "pending")
-        K.refresh(r, self.cfg[0])
-        self._check_phase(r)
-        if over:
-            K._finish(r, self.cfg[0])  # noqa: SLF001  (winners from the final position)
-            r["reward"][:] = 0
-        return recs
 
     def _check_phase(self, r: np.void) -> None:
         """A decision point must be one the rules can reach."""
@@ -400,20 +396,20 @@ class JakartaTrafficGame(Game):
         phase = int(r["phase"])
         t = int(r["pending"])
         if phase in (K.ACCEPT, K.PLACE) and t < 0:
-            raise ValueError(f"phase {K.PHASES[phase]!r} needs the pending order type")
+            raise _bad("pending", f"phase {K.PHASES[phase]!r} needs the pending order type")
         if phase not in (K.ACCEPT, K.PLACE) and t >= 0:
-            raise ValueError("pending is only set while accepting or placing a stack")
+            raise _bad("pending", "only set while accepting or placing a stack")
         if phase == K.ACCEPT:
             if K.stack_at(r, x) != t or not K.can_accept(r, p, t):
-                raise ValueError("accept: the mover must stand on that stack and may accept it")
+                raise _bad("phase", "accept: the mover must stand on that stack and may accept it")
         elif phase == K.PLACE:
             if K.stack_at(r, x) != t or not r["held"][p, t]:
-                raise ValueError("place_stack: the mover stands on the stack of an order held")
+                raise _bad("phase", "place_stack: the mover stands on the stack of an order held")
         elif phase == K.DELIVER:
             if x == r["start"] or r["energy"][p] < 1 or K.deliverable(r, c, p, x) == 0:
-                raise ValueError("deliver: the mover must be able to deliver on this tile")
+                raise _bad("phase", "deliver: the mover must be able to deliver on this tile")
         elif phase == K.DETOUR_PICK and (r["dice"][0], r["dice"][1]) != (6, 6):
-            raise ValueError("detour_pick follows a double 6 (last_dice [6, 6])")
+            raise _bad("phase", "detour_pick follows a double 6 (last_dice [6, 6])")
 
     # -- checks ----------------------------------------------------------------
     def check_invariants(self, rec: np.void) -> None:

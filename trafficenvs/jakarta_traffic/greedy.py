@@ -56,27 +56,65 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.jakarta_traffic.layout import (
+    A_ACCEPT,
+    A_CELL,
+    A_DECLINE,
+    A_DELIVER,
+    A_DETOUR,
+    A_DRIVE,
+    A_ROTATE,
+    A_SWAP,
+    ACCEPT,
+    BAPAK,
+    BUBBLE_BONUS,
+    CELL_BUILDING,
+    CELL_CHARGING,
+    CELL_ENDS,
+    CELL_F,
+    CELL_MARKER,
+    CELL_ME,
+    CELL_OTHERS,
+    CELL_STACK,
+    CENTRE,
+    DELIVER,
+    DETOUR_PICK,
+    END_STARS,
+    HONK,
+    IBU,
+    MAX_BUBBLES,
+    MAX_ENERGY,
+    NCELLS,
+    NPHASES,
+    NTYPES,
+    OB_CELLS,
+    OB_PLAYERS,
+    PL_BUBBLES,
+    PL_COL,
+    PL_ENERGY,
+    PL_HOLDS,
+    PL_PASSENGERS,
+    PL_POINTS,
+    PL_ROW,
+    PL_SPARE_CHARGING,
+    PL_SPARE_ENDS,
+    PL_STARS,
+    PLACE,
+    PLAYER_F,
+    SIDE,
+    TY_ADDR_COL,
+    TY_ADDR_ROW,
+    TY_PAYS,
+    TY_STACK_COL,
+    TY_STACK_N,
+    TY_STACK_ROW,
+    TYPE_F,
+)
 from trafficenvs.jakarta_traffic.tiles import exit_table
 
-# fixed layout of the game (docs/rules/jakarta_traffic.md, "Observation"/"Actions")
-NCELLS = 25
-SIDE = 5
-NTYPES = 5
-CELL_F = 10
-PLAYER_F = 17
-TYPE_F = 6
-CENTRE = 4
-IBU, BAPAK = 3, 4
-A_ROTATE = 0
-A_SWAP = 75
-A_DRIVE = 175
-A_DETOUR = 179
-A_CELL = 180
-A_ACCEPT = 205
-A_DECLINE = 206
-A_DELIVER = 207
-NUM_ACTIONS = 212
-HONK, DRIVE, DETOUR_PICK, ACCEPT, PLACE, DELIVER = range(6)
+# Every observation offset and action number below comes from the game's layouts
+# (``layout.py``): part offsets and the fixed action ranges as module constants, the
+# offsets that depend on the player count from the config record (``cfg.ob_*``).
 
 #: the strategy's knobs (module docstring)
 GAMMA = 0.75  # discount per turn
@@ -86,7 +124,6 @@ FAR = 7  # distance counted for a cell not reached within the horizon
 ROUTE_STOPS = 3  # stops planned after this turn
 MAX_ROUTE_TURNS = 9  # no stop further than this many turns away
 END_BONUS = 10.0  # for ending the game in the lead (malus when trailing)
-BUBBLE_BONUS = (0, 1, 3, 5)
 #: GAMMA ** turns, looked up (a power per route step is measurably slower)
 DISCOUNT = GAMMA ** np.arange(MAX_ROUTE_TURNS + FAR + 2, dtype=np.float64)
 
@@ -156,6 +193,47 @@ def _honk_bits(bits, o, spare, can_swap):
 
 
 @njit(cache=True)
+def _honk_options(bits, spare, can_swap):
+    """The distinct honks of a tile with spot bits ``bits``, in option order (rotations
+    1-3, then the spare at rotations 0-3; :func:`_honk_bits`), skipping any that leaves
+    the tile as it is or as an earlier option did. Returns ``(packed, count)``: option
+    ``i`` is ``(packed >> 7 * i) & 127`` = ``o << 4 | new bits`` (no allocation)."""
+    seen = 1 << bits
+    packed = np.int64(0)
+    count = 0
+    for o in range(7):
+        nb = _honk_bits(bits, o, spare, can_swap)
+        if nb < 0 or (seen >> nb) & 1:
+            continue
+        seen |= 1 << nb
+        packed |= np.int64(o << 4 | nb) << (7 * count)
+        count += 1
+    return packed, count
+
+
+@njit(cache=True)
+def _honk_action(y, o):
+    """The action of honk option ``o`` (:func:`_honk_bits`) on cell ``y``."""
+    return A_ROTATE + 3 * y + o if o < 3 else A_SWAP + 4 * y + (o - 3)
+
+
+@njit(cache=True)
+def _bits4(ob, o):
+    """Four 0/1 entries ``ob[o:o + 4]`` (path ends N, E, S, W) as bits."""
+    v = 0
+    for e in range(4):
+        if ob[o + e] > 0.5:
+            v |= 1 << e
+    return v
+
+
+@njit(cache=True)
+def _cell_of(ob, row, col):
+    """The cell whose row and column are ``ob[row]``, ``ob[col]``."""
+    return int(ob[row] + 0.5) * SIDE + int(ob[col] + 0.5)
+
+
+@njit(cache=True)
 def _enter(links, exit_to, x, g):
     """The cell where a path entering cell ``x`` by edge ``g`` parks."""
     for _ in range(4 * NCELLS + 1):
@@ -196,16 +274,14 @@ def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first,
                 break
         if c != x:
             r |= np.int64(1) << c
+    cand = path & ~blocked & ~(np.int64(1) << x)
     for y in range(NCELLS):
-        if (path >> y) & 1 == 0 or y == x or (blocked >> y) & 1:
+        if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
-        seen = 1 << b0
-        for o in range(7):
-            nb = _honk_bits(b0, o, spare, has_spare and not building[y])
-            if nb < 0 or (seen >> nb) & 1:
-                continue
-            seen |= 1 << nb
+        opts, count = _honk_options(b0, spare, has_spare and not building[y])
+        for i in range(count):
+            nb = (opts >> (7 * i)) & 15
             _set_links(links, y, nb)
             for e in range(4):
                 g = first[e, y]
@@ -316,12 +392,12 @@ def _route(x, held, energy, stops, dist, addr, pay, stack, charger_at, sk, value
             left = h | (1 << t)
             ne = e - 1
         else:  # charge
-            if e >= 3:
+            if e >= MAX_ENERGY:
                 continue
             c = charger_at[x]
-            gain = 3.0 - e
+            gain = float(MAX_ENERGY - e)
             left = h
-            ne = 3
+            ne = MAX_ENERGY
         d = dist[x, c]
         if d == 0 or turn + d > MAX_ROUTE_TURNS:
             continue
@@ -350,16 +426,16 @@ def _stop_value(x, kind, start, n, energy, bubbles, held, nstars, points, passen
     e = energy
     b = bubbles
     if others_here > 0:  # chat: +1 energy, a bubble; each competitor there +1 energy
-        if e < 3:
+        if e < MAX_ENERGY:
             e += 1
             gain += 1.0
-        if b < 3:
+        if b < MAX_BUBBLES:
             gain += BUBBLE_BONUS[b + 1] - BUBBLE_BONUS[b]
             b += 1
         gain -= opp_energy_here / (n - 1)
     if kind == 1:
-        gain += 3 - e
-        e = 3
+        gain += MAX_ENERGY - e
+        e = MAX_ENERGY
     stars = 0
     pts = 0.0
     h = held
@@ -374,7 +450,7 @@ def _stop_value(x, kind, start, n, energy, bubbles, held, nstars, points, passen
         if stars > 0:
             e -= 1
             gain += pts + STAR_BONUS * stars - 1.0
-    if last_turn or nstars + stars >= 4:
+    if last_turn or nstars + stars >= END_STARS:
         # the game ends after this round: only the final score counts
         final = points + pts + e + BUBBLE_BONUS[b]
         worth = gain - STAR_BONUS * stars + 0.01 * passengers
@@ -396,21 +472,21 @@ def _stop_value(x, kind, start, n, energy, bubbles, held, nstars, points, passen
 
 
 @njit(cache=True)
-def _decide(ob, mask, n, exit_to):
-    """The greedy action for one decision (observation row ``ob``, mask row ``mask``)."""
-    P = NCELLS * CELL_F
-    T = P + PLAYER_F * n
-    G = T + TYPE_F * NTYPES
+def _decide(ob, mask, cfg, exit_to):
+    """The greedy action for one decision (observation row ``ob``, mask row ``mask``;
+    ``cfg`` gives the player count and the observation's offsets)."""
+    n = cfg.num_players
+    P = cfg.ob_players
     phase = 0
-    for k in range(6):
-        if ob[G + k] > 0.5:
+    for k in range(NPHASES):
+        if ob[cfg.ob_phase + k] > 0.5:
             phase = k
     if phase == DELIVER:  # always deliver (stars, never worth keeping an order)
         for t in range(NTYPES):
             if mask[A_DELIVER + t]:
                 return A_DELIVER + t
         return A_DECLINE
-    last_turn = ob[G + 6] > 0.5
+    last_turn = ob[cfg.ob_end_triggered] > 0.5
     # the board
     bits = np.zeros(NCELLS, np.int64)
     kind = np.zeros(NCELLS, np.int64)
@@ -421,47 +497,42 @@ def _decide(ob, mask, n, exit_to):
     opp_energy = np.zeros(NCELLS, np.float64)
     blocked = np.int64(0)
     for x in range(NCELLS):
-        o = x * CELL_F
-        v = 0
-        for e in range(4):
-            if ob[o + e] > 0.5:
-                v |= 1 << e
+        o = cfg.ob_cells + x * CELL_F
+        v = _bits4(ob, o + CELL_ENDS)
         bits[x] = v
         _set_links(links, x, v)
-        if ob[o + 4] > 0.5:
+        if ob[o + CELL_CHARGING] > 0.5:
             kind[x] = 1
-        elif ob[o + 5] > 0.5:
+        elif ob[o + CELL_BUILDING] > 0.5:
             kind[x] = 2
             building[x] = True
-        if ob[o + 6] > 0.5 or ob[o + 7] > 0.5 or ob[o + 8] > 0.5 or ob[o + 9] > 0.5:
+        if ob[o + CELL_STACK] > 0.5 or ob[o + CELL_MARKER] > 0.5 or ob[o + CELL_ME] > 0.5 \
+                or ob[o + CELL_OTHERS] > 0.5:
             blocked |= np.int64(1) << x
-        others[x] = np.int64(ob[o + 9] + 0.5)
+        others[x] = np.int64(ob[o + CELL_OTHERS] + 0.5)
     # players: me first (C4)
-    me = int(ob[P] + 0.5) * SIDE + int(ob[P + 1] + 0.5)
-    energy = int(ob[P + 2] + 0.5)
-    bubbles = int(ob[P + 3] + 0.5)
-    nstars = int(ob[P + 4] + 0.5)
-    points = ob[P + 5]
-    passengers = int(ob[P + 6] + 0.5)
+    me = _cell_of(ob, P + PL_ROW, P + PL_COL)
+    energy = int(ob[P + PL_ENERGY] + 0.5)
+    bubbles = int(ob[P + PL_BUBBLES] + 0.5)
+    nstars = int(ob[P + PL_STARS] + 0.5)
+    points = ob[P + PL_POINTS]
+    passengers = int(ob[P + PL_PASSENGERS] + 0.5)
     held = 0
     for t in range(NTYPES):
-        if ob[P + 7 + t] > 0.5:
+        if ob[P + PL_HOLDS + t] > 0.5:
             held |= 1 << t
-    spare = 0
-    for e in range(4):
-        if ob[P + 12 + e] > 0.5:
-            spare |= 1 << e
+    spare = _bits4(ob, P + PL_SPARE_ENDS)
     has_spare = spare != 0
     opp_pos = np.zeros(n, np.int64)
     opp_best = -1.0
     for j in range(1, n):
         o = P + PLAYER_F * j
-        q = int(ob[o] + 0.5) * SIDE + int(ob[o + 1] + 0.5)
+        q = _cell_of(ob, o + PL_ROW, o + PL_COL)
         opp_pos[j] = q
-        en = ob[o + 2]
-        if en < 2.5:
+        en = ob[o + PL_ENERGY]
+        if en < MAX_ENERGY - 0.5:
             opp_energy[q] += 1.0
-        final = ob[o + 5] + en + BUBBLE_BONUS[int(ob[o + 3] + 0.5)]
+        final = ob[o + PL_POINTS] + en + BUBBLE_BONUS[int(ob[o + PL_BUBBLES] + 0.5)]
         if final > opp_best:
             opp_best = final
     # orders: current address, what a delivery pays, where the stacks lie
@@ -469,11 +540,11 @@ def _decide(ob, mask, n, exit_to):
     pay = np.zeros(NTYPES, np.float64)
     stack = np.full(NTYPES, -1, np.int64)
     for t in range(NTYPES):
-        o = T + TYPE_F * t
-        pay[t] = ob[o]
-        addr[t] = int(ob[o + 1] + 0.5) * SIDE + int(ob[o + 2] + 0.5)
-        if ob[o + 3] > 0.5:
-            c = int(ob[o + 4] + 0.5) * SIDE + int(ob[o + 5] + 0.5)
+        o = cfg.ob_types + TYPE_F * t
+        pay[t] = ob[o + TY_PAYS]
+        addr[t] = _cell_of(ob, o + TY_ADDR_ROW, o + TY_ADDR_COL)
+        if ob[o + TY_STACK_N] > 0.5:
+            c = _cell_of(ob, o + TY_STACK_ROW, o + TY_STACK_COL)
             stack[t] = c
             stack_type[c] = t
     # distances in turns
@@ -493,21 +564,7 @@ def _decide(ob, mask, n, exit_to):
                 charger_at[x] = c
 
     if phase == PLACE:  # the rest of the stack: where competitors need longest
-        best = -1
-        best_v = -1e9
-        for x in range(NCELLS):
-            if not mask[A_CELL + x]:
-                continue
-            near = 1e9
-            for j in range(1, n):
-                dj = dist[opp_pos[j], x] * 100.0 + abs(opp_pos[j] // SIDE - x // SIDE) \
-                    + abs(opp_pos[j] % SIDE - x % SIDE)
-                if dj < near:
-                    near = dj
-            if near > best_v:
-                best_v = near
-                best = x
-        return A_CELL + best
+        return A_CELL + _stack_place(mask, n, opp_pos, dist)
 
     if phase == ACCEPT:
         t = stack_type[me]
@@ -550,17 +607,17 @@ def _decide(ob, mask, n, exit_to):
     path = np.int64(0)
     for e in range(4):
         path |= _trace_cells(links, exit_to, me, e)
+    cand = path & ~blocked & ~(np.int64(1) << me)
+    spare_kind = 1 if ob[P + PL_SPARE_CHARGING] > 0.5 else 0
     for y in range(NCELLS):
-        if (path >> y) & 1 == 0 or y == me or (blocked >> y) & 1:
+        if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
-        seen = 1 << b0
-        for o in range(7):
-            nb = _honk_bits(b0, o, spare, has_spare and not building[y])
-            if nb < 0 or (seen >> nb) & 1:
-                continue
-            seen |= 1 << nb
-            a = A_ROTATE + 3 * y + o if o < 3 else A_SWAP + 4 * y + (o - 3)
+        opts, count = _honk_options(b0, spare, has_spare and not building[y])
+        for i in range(count):
+            o = (opts >> (7 * i + 4)) & 7
+            nb = (opts >> (7 * i)) & 15
+            a = _honk_action(y, o)
             if not mask[a]:
                 continue
             _set_links(links, y, nb)
@@ -570,8 +627,7 @@ def _decide(ob, mask, n, exit_to):
                     continue
                 v = worth[d]
                 if d == y and o >= 3:  # the swapped-in tile is a different kind
-                    k2 = 1 if ob[P + 16] > 0.5 else 0
-                    v, _ = _stop_value(d, k2, start, n, energy, bubbles, held, nstars,
+                    v, _ = _stop_value(d, spare_kind, start, n, energy, bubbles, held, nstars,
                                        points, passengers, others[d], opp_energy[d],
                                        opp_best, last_turn, dist, addr, pay, stack,
                                        charger_at, stack_type[d], sk, value)
@@ -582,56 +638,66 @@ def _decide(ob, mask, n, exit_to):
     if best_a < A_DRIVE or best_a == A_DETOUR:
         return best_a
     # no honk needed for my drive: spend it to keep the next player from a delivery
-    return _block_next(ob, mask, n, exit_to, links, bits, building, blocked, addr, me,
-                       best_a - A_DRIVE, first)
+    return _block_next(ob, mask, P + PLAYER_F, exit_to, links, bits, building, blocked, addr,
+                       me, spare, best_a - A_DRIVE, first)
 
 
 @njit(cache=True)
-def _block_next(ob, mask, n, exit_to, links, bits, building, blocked, addr, me, e0, first):
+def _stack_place(mask, n, opp_pos, dist):
+    """The cell for the rest of a stack: the legal one the nearest competitor needs the
+    most turns to reach (then the most steps)."""
+    best = -1
+    best_v = -1e9
+    for x in range(NCELLS):
+        if not mask[A_CELL + x]:
+            continue
+        near = 1e9
+        for j in range(1, n):
+            dj = dist[opp_pos[j], x] * 100.0 + abs(opp_pos[j] // SIDE - x // SIDE) \
+                + abs(opp_pos[j] % SIDE - x % SIDE)
+            if dj < near:
+                near = dj
+        if near > best_v:
+            best_v = near
+            best = x
+    return best
+
+
+@njit(cache=True)
+def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, spare, e0,
+                first):
     """The honk (or, if none helps, the plain drive out of edge ``e0``) that leaves the
-    next player unable to reach any address it could deliver to next turn.
+    next player (observed at ``ob[o:]``, C4) unable to reach any address it could
+    deliver to next turn; ``spare`` is my spare's spot bits.
 
     Only honks off my own drive's path count (my drive stays as chosen); the marker then
     lies on the honked tile, so the next player cannot turn it back (K5)."""
-    o = NCELLS * CELL_F + PLAYER_F  # the next player in turn order (C4)
-    q = int(ob[o] + 0.5) * SIDE + int(ob[o + 1] + 0.5)
+    q = _cell_of(ob, o + PL_ROW, o + PL_COL)
     threat = np.int64(0)
-    if ob[o + 2] > 0.5:
+    if ob[o + PL_ENERGY] > 0.5:
         for t in range(NTYPES):
-            if ob[o + 7 + t] > 0.5 and addr[t] != q:
+            if ob[o + PL_HOLDS + t] > 0.5 and addr[t] != q:
                 threat |= np.int64(1) << addr[t]
     if threat == 0:
         return A_DRIVE + e0
-    qspare = 0
-    for e in range(4):
-        if ob[o + 12 + e] > 0.5:
-            qspare |= 1 << e
+    qspare = _bits4(ob, o + PL_SPARE_ENDS)
     if _reach_one(links, bits, exit_to, blocked, building, qspare, qspare != 0, first,
                   q) & threat == 0:
         return A_DRIVE + e0
     mine = _trace_cells(links, exit_to, me, e0)
     dest = _trace(links, exit_to, me, e0)
     after = (blocked & ~(np.int64(1) << me)) | (np.int64(1) << dest)
+    cand = ~mine & ~blocked & ~(np.int64(1) << me)
     for y in range(NCELLS):
-        if (mine >> y) & 1 or y == me or (blocked >> y) & 1:
+        if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
-        seen = 1 << b0
-        for k in range(7):
-            nb = _honk_bits(b0, k, np.int64(0), False) if k < 3 else -1
-            if k >= 3:
-                sp = 0
-                for e in range(4):
-                    if ob[NCELLS * CELL_F + 12 + e] > 0.5:
-                        sp |= 1 << e
-                if sp != 0 and not building[y]:
-                    nb = _rotl(sp, k - 3)
-            if nb < 0 or (seen >> nb) & 1:
-                continue
-            seen |= 1 << nb
-            a = A_ROTATE + 3 * y + k if k < 3 else A_SWAP + 4 * y + (k - 3)
+        opts, count = _honk_options(b0, spare, spare != 0 and not building[y])
+        for i in range(count):
+            a = _honk_action(y, (opts >> (7 * i + 4)) & 7)
             if not mask[a]:
                 continue
+            nb = (opts >> (7 * i)) & 15
             bits[y] = nb
             _set_links(links, y, nb)
             r = _reach_one(links, bits, exit_to, after | (np.int64(1) << y), building, qspare,
@@ -648,13 +714,8 @@ def _drive_targets(obs, exit_to, out):
     for i in range(obs.shape[0]):
         links = np.zeros((NCELLS, 4), np.int64)
         for x in range(NCELLS):
-            v = 0
-            for e in range(4):
-                if obs[i, x * CELL_F + e] > 0.5:
-                    v |= 1 << e
-            _set_links(links, x, v)
-        P = NCELLS * CELL_F
-        me = int(obs[i, P] + 0.5) * SIDE + int(obs[i, P + 1] + 0.5)
+            _set_links(links, x, _bits4(obs[i], OB_CELLS + x * CELL_F + CELL_ENDS))
+        me = _cell_of(obs[i], OB_PLAYERS + PL_ROW, OB_PLAYERS + PL_COL)
         for e in range(4):
             out[i, e] = _trace(links, exit_to, me, e)
 
@@ -670,10 +731,11 @@ def drive_targets(observation: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True)
-def greedy_batch(obs, mask, n, exit_to, out):
-    """The greedy action of every row (one compiled loop over the batch)."""
+def greedy_batch(obs, mask, cfg, exit_to, out):
+    """The greedy action of every row (one compiled loop over the batch); ``cfg`` is
+    the game's config array (player count, observation offsets)."""
     for i in prange(obs.shape[0]):
-        out[i] = _decide(obs[i], mask[i], n, exit_to)
+        out[i] = _decide(obs[i], mask[i], cfg[0], exit_to)
 
 
 class JakartaTrafficGreedy(GreedyPlayer):
@@ -686,4 +748,4 @@ class JakartaTrafficGreedy(GreedyPlayer):
         self.exit_to = exit_table().astype(np.int64)
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
-        greedy_batch(obs, mask, self.num_players, self.exit_to, out)
+        greedy_batch(obs, mask, self.game.cfg, self.exit_to, out)

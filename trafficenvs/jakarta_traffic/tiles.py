@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.jakarta_traffic.kernels import (
+from trafficenvs.jakarta_traffic.layout import (
     ADDRESSES,
     BUILDING,
     CENTRE,

@@ -1,0 +1,82 @@
+"""The honk phase (K5): rotate any street tile, or swap the spare tile in; which cells
+may be honked; the honk part of the mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trafficenvs.jakarta_traffic.board import blocked_bits, refresh_dest, set_links
+from trafficenvs.jakarta_traffic.layout import (
+    A_ROTATE,
+    A_SWAP,
+    BUILDING,
+    DRIVE,
+    NCELLS,
+    NO_SPARE,
+)
+
+
+@njit(cache=True)
+def _honked(rec, cfg, x):
+    """After a honk of cell ``x``: its links and the drive targets anew, the marker on
+    ``x``, and the drive phase."""
+    set_links(rec, cfg, x)
+    refresh_dest(rec, cfg)
+    rec.marker = x
+    rec.phase = DRIVE
+
+
+@njit(cache=True)
+def rotate(rec, cfg, b):
+    """K5: rotate cell ``b // 3`` by ``b % 3 + 1`` quarter turns clockwise."""
+    x = b // 3
+    rec.cell_rot[x] = (np.int64(rec.cell_rot[x]) + b - 3 * x + 1) & 3
+    _honked(rec, cfg, x)
+
+
+@njit(cache=True)
+def swap(rec, cfg, b):
+    """K5: swap the mover's spare into cell ``b // 4`` at rotation ``b % 4``; the tile
+    taken off the board becomes the spare."""
+    p = rec.cur
+    x = b // 4
+    old = rec.cell_tile[x]
+    rec.cell_tile[x] = rec.spare[p]
+    rec.cell_rot[x] = b - 4 * x
+    rec.spare[p] = old
+    _honked(rec, cfg, x)
+
+
+@njit(cache=True)
+def honk_legal(rec, cfg, action):
+    """K5: whether rotate/swap ``action`` is legal (the honk phase is checked by the
+    caller): no stack, moped or marker on the cell; a swap needs a spare and no building."""
+    if action < A_SWAP:
+        x = (action - A_ROTATE) // 3
+        return (blocked_bits(rec, cfg) >> x) & 1 == 0
+    x = (action - A_SWAP) // 4
+    if rec.spare[rec.cur] == NO_SPARE or cfg.tile_kind[rec.cell_tile[x]] == BUILDING:
+        return False
+    return (blocked_bits(rec, cfg) >> x) & 1 == 0
+
+
+@njit(cache=True)
+def honk_mask(rec, cfg, out):
+    """K5: set the legal rotate and swap actions in ``out``."""
+    blocked = blocked_bits(rec, cfg)
+    has_spare = rec.spare[rec.cur] != NO_SPARE
+    for x in range(NCELLS):
+        if (blocked >> x) & 1:
+            continue
+        a = A_ROTATE + 3 * x
+        out[a] = 1
+        out[a + 1] = 1
+        out[a + 2] = 1
+        if has_spare and cfg.tile_kind[rec.cell_tile[x]] != BUILDING:
+            a = A_SWAP + 4 * x
+            out[a] = 1
+            out[a + 1] = 1
+            out[a + 2] = 1
+            out[a + 3] = 1
