@@ -8,7 +8,16 @@ from typing import Any
 import numpy as np
 
 from trafficenvs.core.game import Game
+from trafficenvs.core.statedict import (
+    StateDictError,
+    StateReader,
+    read_choice,
+    read_int,
+    read_int_list,
+    read_list,
+)
 from trafficenvs.jamming_traffic import kernels as K
+from trafficenvs.jamming_traffic.layout import CFG_ACTION_STARTS, action_layout, obs_layout
 from trafficenvs.jamming_traffic.maps import Map, MapSpec, load_map
 from trafficenvs.jamming_traffic.spec import SPEC
 
@@ -24,6 +33,11 @@ STATE_KEYS = {
 }
 OPTIONAL_KEYS = {"moves", "rng", "held", "forced_dice", "jam", "winner", "turn", "map",
                  "dice", "moves_left", "pending", "roundabout", "one_way", "visited"}
+
+
+def _bad(key: str, message: str) -> StateDictError:
+    """A state dict error naming ``key`` (the message says what is wrong)."""
+    return StateDictError(f"state dict: {key}: {message}")
 
 
 def face_value(face: int | str) -> int:
@@ -140,15 +154,20 @@ class JammingTrafficGame(Game):
                     n_moves += 1
         assert n_moves <= K.MAX_MOVES
         c["n_moves"] = n_moves
-        c["a_rb"] = n_moves
-        c["a_ow"] = n_moves + 2 * T
-        c["a_setup"] = c["a_ow"] + 2 * R
-        c["a_stop"] = c["a_setup"] + R
-        c["a_end"] = c["a_stop"] + T
-        c["num_actions"] = c["a_end"] + 1
+        self.obs_layout = obs_layout(N, T, R)
+        self.action_layout = action_layout(n_moves, T, R)
+        for key, offset in self.obs_layout.offsets().items():
+            c[key] = offset
+        seats = self.obs_layout.field("seats")
+        c["ob_seat_home"] = self.obs_layout.at("seats", 0, "home") - seats.offset
+        c["ob_seat_left"] = self.obs_layout.at("seats", 0, "towns_left") - seats.offset
+        c["ob_seat_stride"] = seats.stride
+        for name, key in CFG_ACTION_STARTS.items():
+            c[key] = self.action_layout.field(name).offset
+        c["num_actions"] = self.action_layout.size
         self.cfg = cfg
-        self.num_actions = int(c["num_actions"])
-        self.obs_dim = K.obs_dim(N, T, R)
+        self.num_actions = self.action_layout.size
+        self.obs_dim = self.obs_layout.size
 
     @property
     def obs_high(self) -> float:
@@ -290,159 +309,139 @@ class JammingTrafficGame(Game):
         return self.faces.index(v)
 
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:
-        self.check_state_header(state, STATE_KEYS, OPTIONAL_KEYS)
+        rd = self.state_reader(state, STATE_KEYS, OPTIONAL_KEYS)
         n = self.num_players
-        T, R = self.map.num_towns, self.map.num_roads
-        if state.get("map", self.map.name) != self.map.name:
-            raise ValueError(f"state is on map {state['map']!r}, this env on {self.map.name!r}")
-        phase = state["phase"]
+        T = self.map.num_towns
+        if rd.raw("map", self.map.name) != self.map.name:
+            raise _bad("map", f"state is on map {state['map']!r}, this env on {self.map.name!r}")
+        phase = rd.raw("phase")
         if phase not in K.PHASES:
-            raise ValueError(f"phase must be one of {K.PHASES}, got {phase!r}")
+            raise _bad("phase", f"phase must be one of {K.PHASES}, got {phase!r}")
         ph = K.PHASES.index(phase)
-        cur = state["to_move"]
-        if not isinstance(cur, int) or not 0 <= cur < n:
-            raise ValueError(f"to_move must be an int in 0..{n - 1}, got {cur!r}")
+        cur = rd.int("to_move", 0, n - 1)
         recs = self.new_records(1)
         r = recs[0]
         self.load_rng(r, state)
-        r["moves"] = int(state.get("moves", 0))
-        r["turn"] = int(state.get("turn", 0))
+        r["moves"] = rd.int("moves", 0, default=0)
+        r["turn"] = rd.int("turn", 0, default=0)
         r["phase"] = ph
         r["cur"] = cur
-        homes = state["homes"]
-        if (not isinstance(homes, list) or len(homes) != n or len(set(homes)) != n
-                or not all(isinstance(h, int) and 0 <= h < T for h in homes)):
-            raise ValueError(f"homes must be {n} distinct towns in 0..{T - 1}, got {homes!r}")
         r["home"][:] = -1
-        r["home"][:n] = homes
-        # roads
-        roads = state["roads"]
-        if not isinstance(roads, list) or len(roads) != R:
-            raise ValueError(f"roads must list the cars of each of the {R} roads")
-        held = state.get("held", [])
-        if not isinstance(held, list) or not all(isinstance(h, int) and 0 <= h < R
-                                                 for h in held):
-            raise ValueError(f"held must be a list of road indices in 0..{R - 1}")
+        r["home"][:n] = rd.int_list("homes", 0, T - 1, length=n, distinct=True)
+        self._read_roads(rd, r, ph, cur)
+        visited = rd.list("visited", n, default=[[] for _ in range(n)])
+        for p, towns in enumerate(visited):
+            r["visited"][p] = sum({1 << t for t in read_int_list(towns, f"visited[{p}]", 0, T - 1)})
+        self._read_pieces(rd, r)
+        self._read_turn(rd, r, ph, phase)
+        self._read_jam_and_winner(rd, r, ph)
+        return recs
+
+    def _read_roads(self, rd: StateReader, r: np.void, ph: int, cur: int) -> None:
+        """``roads`` and ``held``: the queues, the car count (2 a road) and each seat's
+        one car (J2, J3, J8)."""
+        n, R = self.num_players, self.map.num_roads
+        roads = rd.list("roads", R)
+        held = set(rd.int_list("held", 0, R - 1, default=[]))
         r["q"][:] = -1
         owned = [0] * n
         total = 0
         for i, cars in enumerate(roads):
-            if not isinstance(cars, list):
-                raise ValueError(f"roads[{i}] must be a list of cars ('n' or a seat)")
+            read_list(cars, f"roads[{i}]")
             limit = 5 if ph in (K.STOP, K.OVER) else (4 if i in held else 3)
             if len(cars) > limit or (i in held and len(cars) != 4):
-                raise ValueError(f"road {i} holds {len(cars)} cars: a road holds at most 3, "
-                                 "exactly 4 if it is held by an endless jam (listed in 'held')")
+                raise _bad(f"roads[{i}]", f"road {i} holds {len(cars)} cars: a road holds at "
+                           "most 3, exactly 4 if it is held by an endless jam (listed in 'held')")
             for j, car in enumerate(cars):
                 if car == "n":
                     r["q"][i, j] = 0
-                elif isinstance(car, int) and 0 <= car < n:
-                    r["q"][i, j] = car + 1
-                    owned[car] += 1
                 else:
-                    raise ValueError(f"roads[{i}][{j}] must be 'n' or a seat 0..{n - 1}, "
-                                     f"got {car!r}")
+                    owner = read_int(car, f"roads[{i}][{j}]", 0, n - 1, what="'n' or a seat")
+                    r["q"][i, j] = owner + 1
+                    owned[owner] += 1
             r["cnt"][i] = len(cars)
             r["held"][i] = i in held
             total += len(cars)
         if total != 2 * R:
-            raise ValueError(f"the roads hold {total} cars; the game has {2 * R} (2 a road)")
+            raise _bad("roads", f"the roads hold {total} cars; the game has {2 * R} (2 a road)")
         for p in range(n):
             want = 0 if (ph == K.SETUP and p >= cur) else 1
             if owned[p] != want:
-                raise ValueError(f"seat {p} has {owned[p]} cars on the roads; at this point "
-                                 f"it has {want}")
-        visited = state.get("visited", [[] for _ in range(n)])
-        if not isinstance(visited, list) or len(visited) != n:
-            raise ValueError("visited must hold one list of towns per seat")
-        for p, towns in enumerate(visited):
-            v = 0
-            for t in towns:
-                if not isinstance(t, int) or not 0 <= t < T:
-                    raise ValueError(f"visited[{p}] holds {t!r}, not a town in 0..{T - 1}")
-                v |= 1 << t
-            r["visited"][p] = v
-        # pieces
-        rb = state.get("roundabout")
+                raise _bad("roads", f"seat {p} has {owned[p]} cars on the roads; at this point "
+                           f"it has {want}")
+
+    def _read_pieces(self, rd: StateReader, r: np.void) -> None:
+        """``roundabout`` and ``one_way`` (J4)."""
+        T, R = self.map.num_towns, self.map.num_roads
+        rb = rd.dict("roundabout", ("town", "direction"), default=None)
         r["rb_town"], r["rb_dir"] = -1, 0
         if rb is not None:
-            if (not isinstance(rb, dict) or set(rb) != {"town", "direction"}
-                    or rb["direction"] not in DIRECTIONS or not 0 <= rb["town"] < T):
-                raise ValueError("roundabout must be None or {'town': t, 'direction': 'ccw'|'cw'}")
-            r["rb_town"], r["rb_dir"] = rb["town"], DIRECTIONS.index(rb["direction"])
-        ow = state.get("one_way")
+            r["rb_town"] = read_int(rb["town"], "roundabout.town", 0, T - 1)
+            r["rb_dir"] = DIRECTIONS.index(read_choice(rb["direction"], "roundabout.direction",
+                                                       DIRECTIONS))
+        ow = rd.dict("one_way", ("road", "enter_at"), default=None)
         r["ow_road"], r["ow_entry"] = -1, 0
         if ow is not None:
-            if not isinstance(ow, dict) or set(ow) != {"road", "enter_at"} \
-                    or not 0 <= ow["road"] < R or ow["enter_at"] not in self.map.roads[ow["road"]]:
-                raise ValueError("one_way must be None or {'road': r, 'enter_at': a town at an "
-                                 "end of r}")
-            r["ow_road"] = ow["road"]
-            r["ow_entry"] = self.map.roads[ow["road"]].index(ow["enter_at"])
-        # dice and the turn's progress
+            road = read_int(ow["road"], "one_way.road", 0, R - 1)
+            ends = self.map.roads[road]
+            r["ow_road"] = road
+            r["ow_entry"] = ends.index(read_choice(ow["enter_at"], "one_way.enter_at", ends))
+
+    def _read_turn(self, rd: StateReader, r: np.void, ph: int, phase: str) -> None:
+        """``dice``, ``forced_dice``, ``pending`` and ``moves_left`` (J4, J5)."""
         r["dice"][:] = -1
         r["forced"][:] = -1
-        dice = state.get("dice")
+        dice = rd.raw("dice", None)
         if dice is not None:
-            if not isinstance(dice, list) or len(dice) != 2:
-                raise ValueError("dice must be None or two faces")
-            r["dice"][:] = [self._face_index(f) for f in dice]
-        forced = state.get("forced_dice")
-        if forced is not None:
-            if not isinstance(forced, list) or len(forced) != 2:
-                raise ValueError("forced_dice must be None or two faces (the next roll)")
-            r["forced"][:] = [self._face_index(f) for f in forced]
-        pending = state.get("pending", [])
-        if not isinstance(pending, list) or not set(pending) <= {"roundabout", "one-way"}:
-            raise ValueError("pending must list 'roundabout' and/or 'one-way'")
+            r["dice"][:] = [self._face_index(f) for f in read_list(dice, "dice", 2)]
+        forced = rd.raw("forced_dice", None)
+        if forced is not None:  # the next roll (chance control)
+            r["forced"][:] = [self._face_index(f) for f in read_list(forced, "forced_dice", 2)]
+        pending = rd.list("pending", default=[])
+        for i, piece in enumerate(pending):
+            read_choice(piece, f"pending[{i}]", ("roundabout", "one-way"))
         r["pend_rb"] = "roundabout" in pending
         r["pend_ow"] = "one-way" in pending
         if (ph == K.PLACE) != bool(pending):
-            raise ValueError("placements are pending exactly in the 'place' phase")
-        ml = state.get("moves_left", 0)
-        if not isinstance(ml, int) or not 0 <= ml <= 120:
-            raise ValueError(f"moves_left must be an int in 0..120, got {ml!r}")
+            raise _bad("pending", "placements are pending exactly in the 'place' phase")
+        ml = rd.int("moves_left", 0, 120, default=0)
         r["moves_left"] = ml
         if ph == K.MOVE and ml == 0:
-            raise ValueError("a player in the 'move' phase has at least one move left")
+            raise _bad("moves_left", "a player in the 'move' phase has at least one move left")
         if ph in (K.PLACE, K.MOVE, K.STOP) and dice is None:
-            raise ValueError(f"the '{phase}' phase needs the dice of this turn")
-        over_roads = [i for i in range(R) if r["cnt"][i] > 3]
-        jam = state.get("jam")
+            raise _bad("dice", f"the '{phase}' phase needs the dice of this turn")
+
+    def _read_jam_and_winner(self, rd: StateReader, r: np.void, ph: int) -> None:
+        """``jam`` (the paused endless jam, J8) and ``winner`` (J9); roads over 3."""
+        n, R = self.num_players, self.map.num_roads
         r["js_road"], r["js_end"] = -1, -1
         r["loop_towns"] = 0
         if ph == K.STOP:
-            if not isinstance(jam, dict) or set(jam) != {"road", "entry_end"}:
-                raise ValueError("the 'stop' phase needs jam = {'road': r, 'entry_end': 0|1}")
-            jr, je = jam["road"], jam["entry_end"]
-            if not (isinstance(jr, int) and 0 <= jr < R and je in (0, 1)):
-                raise ValueError("jam road/entry_end out of range")
+            jam = rd.dict("jam", ("road", "entry_end"), default=None)
+            if jam is None:
+                raise _bad("jam", "the 'stop' phase needs jam = {'road': r, 'entry_end': 0|1}")
+            jr = read_int(jam["road"], "jam.road", 0, R - 1)
+            je = read_int(jam["entry_end"], "jam.entry_end", 0, 1)
             r["js_road"], r["js_end"] = jr, je
             r["loop_towns"] = K.loop_towns_of(r, self.cfg[0], jr, je)
-        elif jam is not None:
-            raise ValueError("jam is only set in the 'stop' phase")
-        held_set = set(held)
-        if ph == K.STOP:  # the paused jam's road and held roads it disturbed hold 4
-            stray = []
-            if r["cnt"][r["js_road"]] < 4:
-                raise ValueError("the paused jam's road must hold more than 3 cars")
-        elif ph == K.OVER:  # a win ends the game at once, even in the middle of a jam
-            stray = []
-        else:
-            stray = [i for i in over_roads if i not in held_set]
-        if stray:
-            raise ValueError(f"roads {stray} hold more than 3 cars without being held")
-        winner = state.get("winner", [])
+            # the paused jam's road and held roads it disturbed hold 4
+            if r["cnt"][jr] < 4:
+                raise _bad("jam", "the paused jam's road must hold more than 3 cars")
+        elif rd.raw("jam", None) is not None:
+            raise _bad("jam", "jam is only set in the 'stop' phase")
+        if ph not in (K.STOP, K.OVER):  # a win ends the game at once, even mid-jam
+            stray = [i for i in range(R) if r["cnt"][i] > 3 and not r["held"][i]]
+            if stray:
+                raise _bad("held", f"roads {stray} hold more than 3 cars without being held")
         r["winner"][:] = 0
+        winner = rd.int_list("winner", 0, n - 1, default=[])
         if ph == K.OVER:
-            if not isinstance(winner, list) or len(winner) > 1 \
-                    or not all(isinstance(p, int) and 0 <= p < n for p in winner):
-                raise ValueError(f"winner must list at most one seat in 0..{n - 1}")
+            if len(winner) > 1:
+                raise _bad("winner", f"winner must list at most one seat in 0..{n - 1}")
             for p in winner:
                 r["winner"][p] = 1
         elif winner:
-            raise ValueError("winner is only set when the game is over")
-        return recs
+            raise _bad("winner", "winner is only set when the game is over")
 
     # -- checks ----------------------------------------------------------------
     def check_invariants(self, rec: np.void) -> None:

@@ -61,18 +61,19 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
-from trafficenvs.jamming_traffic.kernels import MOVE as MOVE_PHASE
-from trafficenvs.jamming_traffic.kernels import OVER as OVER_PHASE
-from trafficenvs.jamming_traffic.kernels import PLACE as PLACE_PHASE
 from trafficenvs.jamming_traffic.kernels import (
     RECORD_DTYPE,
-    _needed,
-    _rb_exit,
     loop_towns_of,
+    needed_towns,
+    rb_exit,
     step,
 )
-from trafficenvs.jamming_traffic.kernels import SETUP as SETUP_PHASE
-from trafficenvs.jamming_traffic.kernels import STOP as STOP_PHASE
+from trafficenvs.jamming_traffic.layout import MOVE as MOVE_PHASE
+from trafficenvs.jamming_traffic.layout import OB_ROAD_CARS, ROAD_SLOTS
+from trafficenvs.jamming_traffic.layout import OVER as OVER_PHASE
+from trafficenvs.jamming_traffic.layout import PLACE as PLACE_PHASE
+from trafficenvs.jamming_traffic.layout import SETUP as SETUP_PHASE
+from trafficenvs.jamming_traffic.layout import STOP as STOP_PHASE
 
 BIG = 1e6
 WIN = 1e9
@@ -134,48 +135,49 @@ def _rebuild(ob, cfg, N, rec):
         rec.cnt[r] = 0
         rec.held[r] = 0
         rec.laste[r] = 0
+    # every offset below is the observation layout's (cfg.ob_*, layout.obs_layout)
     for r in range(R):
         n = 0
-        for i in range(4):
-            v = ob[4 * r + i]
+        o = cfg.ob_roads + ROAD_SLOTS * r + OB_ROAD_CARS
+        for i in range(ROAD_SLOTS):
+            v = ob[o + i]
             if v > 0.5:
                 rec.q[r, n] = 0 if v < 1.5 else np.int8(int(v + 0.5) - 1)
                 n += 1
         rec.cnt[r] = n
         rec.held[r] = 1 if n >= 4 else 0
-    o = 4 * R
+    o = cfg.ob_seats
     for j in range(N):
         v = np.uint32(0)
-        for t in range(T):
+        for t in range(T):  # the part "visited" starts each seat's repeat
             if ob[o + t] > 0.5:
                 v |= np.uint32(1) << np.uint32(t)
         rec.visited[j] = v
-        rec.home[j] = int(ob[o + T] + 0.5)
-        o += T + 2
+        rec.home[j] = int(ob[o + cfg.ob_seat_home] + 0.5)
+        o += cfg.ob_seat_stride
     lt = np.uint32(0)
+    o = cfg.ob_loop_towns
     for t in range(T):
         if ob[o + t] > 0.5:
             lt |= np.uint32(1) << np.uint32(t)
     rec.loop_towns = lt
-    o += T
     ph = 0
     for k in range(5):
-        if ob[o + k] > 0.5:
+        if ob[cfg.ob_phase + k] > 0.5:
             ph = k
     rec.phase = ph
-    o += 5
     rec.cur = 0
-    rec.moves_left = int(ob[o] + 0.5)
-    rec.pend_rb = 1 if ob[o + 1] > 0.5 else 0
-    rec.pend_ow = 1 if ob[o + 2] > 0.5 else 0
+    rec.moves_left = int(ob[cfg.ob_moves_left] + 0.5)
+    rec.pend_rb = 1 if ob[cfg.ob_pending] > 0.5 else 0
+    rec.pend_ow = 1 if ob[cfg.ob_pending + 1] > 0.5 else 0
     rec.dice[0] = 0
     rec.dice[1] = 0
     rec.forced[0] = -1
     rec.forced[1] = -1
-    rec.rb_town = int(ob[o + 5] + 0.5) - 1
-    rec.rb_dir = int(ob[o + 6] + 0.5)
-    rec.ow_road = int(ob[o + 7] + 0.5) - 1
-    rec.ow_entry = int(ob[o + 8] + 0.5)
+    rec.rb_town = int(ob[cfg.ob_roundabout] + 0.5) - 1
+    rec.rb_dir = int(ob[cfg.ob_roundabout + 1] + 0.5)
+    rec.ow_road = int(ob[cfg.ob_one_way] + 0.5) - 1
+    rec.ow_entry = int(ob[cfg.ob_one_way + 1] + 0.5)
     rec.js_road = -1
     rec.js_end = -1
 
@@ -196,7 +198,7 @@ def _locate(rec, cfg, N, cr, ci):
 
 @njit(cache=True)
 def _unvisited(rec, cfg, s):
-    return _needed(rec, cfg, s) & ~rec.visited[s]
+    return needed_towns(rec, cfg, s) & ~rec.visited[s]
 
 
 @njit(cache=True)
@@ -262,7 +264,7 @@ def _car_cost(rec, cfg, unv, cr, ci, E, opp_block):
             else:
                 c = blk + 1.0
         elif u == rec.rb_town:
-            ex = _rb_exit(rec, cfg, cr, x)  # the game's own forced exit
+            ex = rb_exit(rec, cfg, cr, x)  # the game's own forced exit
             if ex < 0:
                 continue
             o = ex >> 1

@@ -23,10 +23,8 @@ from typing import Any
 
 import numpy as np
 
-#: kernel limits (record and config sizes are fixed for every map)
-MAX_TOWNS = 32
-MAX_ROADS = 64
-MAX_DEGREE = 8
+# the kernel limits (record and config sizes are fixed for every map), from their one copy
+from trafficenvs.jamming_traffic.layout import MAX_DEGREE, MAX_ROADS, MAX_TOWNS
 
 DATA = Path(__file__).with_name("data")
 SHIPPED = ("default", "small", "wheel", "grid")
