@@ -17,7 +17,12 @@ from trafficenvs.core.statedict import (
     read_list,
 )
 from trafficenvs.jamming_traffic import kernels as K
-from trafficenvs.jamming_traffic.layout import CFG_ACTION_STARTS, action_layout, obs_layout
+from trafficenvs.jamming_traffic.layout import (
+    CFG_ACTION_STARTS,
+    OB_ROADS,
+    action_layout,
+    obs_layout,
+)
 from trafficenvs.jamming_traffic.maps import Map, MapSpec, load_map
 from trafficenvs.jamming_traffic.spec import SPEC
 
@@ -158,6 +163,8 @@ class JammingTrafficGame(Game):
         self.action_layout = action_layout(n_moves, T, R)
         for key, offset in self.obs_layout.offsets().items():
             c[key] = offset
+        if self.obs_layout.field("roads").offset != OB_ROADS:  # observe writes them there
+            raise RuntimeError("the roads field must come first in the observation layout")
         seats = self.obs_layout.field("seats")
         c["ob_seat_home"] = self.obs_layout.at("seats", 0, "home") - seats.offset
         c["ob_seat_left"] = self.obs_layout.at("seats", 0, "towns_left") - seats.offset

@@ -93,6 +93,10 @@ def seat_parts(n_towns: int) -> list[Part]:
 
 #: offset of a road's cars inside its repeat of "roads" (the stride is ROAD_SLOTS)
 OB_ROAD_CARS = part_offsets(obs_layout(2, 2, 1).field("roads").parts)["cars"]
+#: offset of the "roads" field: it comes first in every configuration, so observe may
+#: use a constant (measured: a base read from ``cfg`` made observe 5% slower); the
+#: Game checks it against each configuration's layout
+OB_ROADS = obs_layout(2, 2, 1).field("roads").offset
 
 #: the observation fields, in order: the config record holds each one's offset as
 #: ``ob_<name>`` (filled from :func:`obs_layout` by the Game), and ``observe`` writes by it
