@@ -22,6 +22,8 @@ from trafficenvs.jakarta_traffic.layout import (
     NPHASES,
     NSLOTS,
     NTYPES,
+    OB_CELLS,
+    OB_PLAYERS,
     OBS_ROUND_CAP,
     PL_BUBBLES,
     PL_COL,
@@ -51,7 +53,7 @@ from trafficenvs.jakarta_traffic.orders import slot_pays
 def observe_cells(rec, cfg, seat, out):
     """The ``cells`` block: each cell's tile features (a table by its code), stacks, the
     marker and the mopeds."""
-    o0 = cfg.ob_cells
+    o0 = OB_CELLS
     for x in range(NCELLS):
         o = o0 + x * CELL_F
         code = rec.code[x]  # the cell's tile features, precomputed per code
@@ -75,7 +77,7 @@ def observe_cells(rec, cfg, seat, out):
 def observe_players(rec, cfg, seat, out):
     """The ``players`` block: one entry per seat, the observer's first (C4)."""
     n = cfg.num_players
-    o = cfg.ob_players
+    o = OB_PLAYERS
     for j in range(n):
         s = seat + j
         if s >= n:
