@@ -118,6 +118,42 @@ def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, 
     return best, best_a
 
 
+@njit(cache=True)
+def _unseen_odds(ob, K, ktime, ktype, kcount, o_hand, o_road, o_disc, o_vict, hand, cnt,
+                 lam_unit, q_type):
+    """Card counting from one observation: fills ``hand`` and ``cnt`` (the roads), and
+    per road the mean size one unseen card adds (``lam_unit[t]``) and the share of
+    unseen cards of each type (``q_type[t, ty]``)."""
+    unseen_total = 0.0
+    for k in range(K):
+        hand[k] = ob[o_hand + k]
+        cnt[k] = ob[o_road + k]
+        u = (kcount[k] - ob[o_hand + k] - ob[o_road + k] - ob[o_disc + k]
+             - ob[o_vict + k])
+        if u < 0:
+            u = 0.0
+        unseen_total += u
+        t = ktime[k]
+        ty = ktype[k]
+        if ty == VAN:
+            s = 2.0
+        elif ty == TRUCK:
+            s = 1.5
+        elif ty == BUS or ty == MOTORCYCLE:
+            s = 0.5
+        elif ty == BALLOON:
+            s = 0.0  # truck 1.5: first 1, then 2; bus, motorcycle: 0 or 1
+        else:
+            s = 1.0
+        lam_unit[t] += u * s
+        q_type[t, ty] += u
+    if unseen_total > 0:
+        for t in range(3):
+            lam_unit[t] /= unseen_total
+            for ty in range(8):
+                q_type[t, ty] /= unseen_total
+
+
 @njit(cache=True, parallel=True)
 def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, off, out):
     """The greedy action of every row (one compiled loop over the batch); ``off`` holds
@@ -130,34 +166,8 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, off, out):
         cnt = np.zeros(K, np.float64)
         lam_unit = np.zeros(3, np.float64)
         q_type = np.zeros((3, 8), np.float64)
-        unseen_total = 0.0
-        for k in range(K):
-            hand[k] = obs[i, o_hand + k]
-            cnt[k] = obs[i, o_road + k]
-            u = (kcount[k] - obs[i, o_hand + k] - obs[i, o_road + k] - obs[i, o_disc + k]
-                 - obs[i, o_vict + k])
-            if u < 0:
-                u = 0.0
-            unseen_total += u
-            t = ktime[k]
-            ty = ktype[k]
-            if ty == VAN:
-                s = 2.0
-            elif ty == TRUCK:
-                s = 1.5
-            elif ty == BUS or ty == MOTORCYCLE:
-                s = 0.5
-            elif ty == BALLOON:
-                s = 0.0  # truck 1.5: first 1, then 2; bus, motorcycle: 0 or 1
-            else:
-                s = 1.0
-            lam_unit[t] += u * s
-            q_type[t, ty] += u
-        if unseen_total > 0:
-            for t in range(3):
-                lam_unit[t] /= unseen_total
-                for ty in range(8):
-                    q_type[t, ty] /= unseen_total
+        _unseen_odds(obs[i], K, ktime, ktype, kcount, o_hand, o_road, o_disc, o_vict, hand, cnt,
+                     lam_unit, q_type)
         stage = 1 if obs[i, o_stage + 1] > 0.5 else 0
         if stage == 1:
             m = 2 * (N - 1)
