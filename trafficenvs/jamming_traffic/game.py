@@ -1,4 +1,9 @@
-"""Jamming Traffic as a :class:`~trafficenvs.core.game.Game`: config, names, state dicts."""
+"""Jamming Traffic as a :class:`~trafficenvs.core.game.Game`: options, names, checks.
+
+The configuration record's tables are built in ``tables.py``, the state dicts
+converted in ``state.py`` (the Game's ``to_dict`` and ``from_dict`` call it; the
+names of faces and directions it defines are importable from here too).
+"""
 
 from __future__ import annotations
 
@@ -8,60 +13,29 @@ from typing import Any
 import numpy as np
 
 from trafficenvs.core.game import Game
-from trafficenvs.core.statedict import (
-    StateDictError,
-    StateReader,
-    read_choice,
-    read_int,
-    read_int_list,
-    read_list,
-)
 from trafficenvs.jamming_traffic import kernels as K
-from trafficenvs.jamming_traffic.layout import (
-    CFG_ACTION_STARTS,
-    OB_ROADS,
-    action_layout,
-    obs_layout,
-)
+from trafficenvs.jamming_traffic import state as S
+from trafficenvs.jamming_traffic.layout import action_layout, obs_layout
 from trafficenvs.jamming_traffic.maps import Map, MapSpec, load_map
 from trafficenvs.jamming_traffic.spec import SPEC
+from trafficenvs.jamming_traffic.state import (
+    DIRECTIONS,
+    FACE_ALIASES,
+    OPTIONAL_KEYS,
+    STATE_KEYS,
+    face_label,
+    face_value,
+)
+from trafficenvs.jamming_traffic.tables import (
+    fill_layout_offsets,
+    fill_map_tables,
+    fill_options,
+)
+
+__all__ = ["DEFAULT_FACES", "DIRECTIONS", "FACE_ALIASES", "OPTIONAL_KEYS", "STATE_KEYS",
+           "JammingTrafficGame", "face_label", "face_value"]
 
 DEFAULT_FACES: tuple[int | str, ...] = (1, 2, 3, 4, "roundabout", "one-way")
-FACE_ALIASES = {"roundabout": K.ROUNDABOUT, "r": K.ROUNDABOUT, "one-way": K.ONE_WAY,
-                "one_way": K.ONE_WAY, "oneway": K.ONE_WAY, "o": K.ONE_WAY}
-DIRECTIONS = ("ccw", "cw")
-
-STATE_KEYS = {
-    "game", "num_players", "map", "phase", "to_move", "turn", "moves", "rng", "homes",
-    "roads", "held", "visited", "roundabout", "one_way", "dice", "moves_left", "pending",
-    "forced_dice", "jam", "winner",
-}
-OPTIONAL_KEYS = {"moves", "rng", "held", "forced_dice", "jam", "winner", "turn", "map",
-                 "dice", "moves_left", "pending", "roundabout", "one_way", "visited"}
-
-
-def _bad(key: str, message: str) -> StateDictError:
-    """A state dict error naming ``key`` (the message says what is wrong)."""
-    return StateDictError(f"state dict: {key}: {message}")
-
-
-def face_value(face: int | str) -> int:
-    """A die face as the kernels store it: a number 1..60 or ROUNDABOUT / ONE_WAY."""
-    if isinstance(face, str):
-        key = face.strip().lower()
-        if key in FACE_ALIASES:
-            return FACE_ALIASES[key]
-        if key.isdigit():
-            face = int(key)
-        else:
-            raise ValueError(f"unknown die face {face!r}: a number or 'roundabout'/'one-way'")
-    if isinstance(face, bool) or not isinstance(face, (int, np.integer)) or not 1 <= face <= 60:
-        raise ValueError(f"a number face must be an int in 1..60, got {face!r}")
-    return int(face)
-
-
-def face_label(v: int) -> int | str:
-    return "roundabout" if v == K.ROUNDABOUT else ("one-way" if v == K.ONE_WAY else int(v))
 
 
 class JammingTrafficGame(Game):
@@ -117,61 +91,11 @@ class JammingTrafficGame(Game):
 
         cfg = np.zeros(1, K.CFG_DTYPE)
         c = cfg[0]
-        c["num_players"] = N
-        c["n_towns"] = T
-        c["n_roads"] = R
-        c["max_turns"] = max_turns or 0
-        c["shaping"] = self.shaping
-        c["n_faces"] = len(self.faces)
-        c["face_val"][: len(self.faces)] = self.faces
-        c["home_given"][:] = -1
-        if homes is not None:
-            c["home_given"][:N] = homes
-        c["all_towns"] = (1 << T) - 1
-        for r, (a, b) in enumerate(m.roads):
-            c["rt"][r] = (a, b)
-        self.ccw = [m.ccw_roads(t) for t in range(T)]
-        for t in range(T):
-            c["deg"][t] = len(self.ccw[t])
-            for k, r in enumerate(self.ccw[t]):
-                x = 0 if m.roads[r][0] == t else 1
-                c["inc"][t, k] = r
-                c["inc_end"][t, k] = x
-                c["pos"][r, x] = k
-        n_moves = 0
-        self.move_table: list[tuple[int, int, int]] = []
-        for r in range(R):
-            for x in range(2):
-                t = m.roads[r][x]
-                order = m.pushed_order(r, x)
-                for k, cand in enumerate(order):
-                    c["st"][r, x, k] = cand
-                    c["st_end"][r, x, k] = 0 if m.roads[cand][0] == t else 1
-                c["st_h"][r, x] = 2 * order[0] + c["st_end"][r, x, 0]
-                c["mv_base"][r, x] = n_moves
-                c["mv_tpl"][r, x] = sum(1 << (8 * k) for k in range(len(self.ccw[t]))
-                                        if k != c["pos"][r, x])
-                for k in range(len(self.ccw[t])):
-                    c["mv_road"][n_moves] = r
-                    c["mv_end"][n_moves] = x
-                    c["mv_k"][n_moves] = k
-                    self.move_table.append((r, x, k))
-                    n_moves += 1
-        assert n_moves <= K.MAX_MOVES
-        c["n_moves"] = n_moves
+        fill_options(c, m, N, self.faces, homes, max_turns, self.shaping)
+        self.ccw, self.move_table = fill_map_tables(c, m)
         self.obs_layout = obs_layout(N, T, R)
-        self.action_layout = action_layout(n_moves, T, R)
-        for key, offset in self.obs_layout.offsets().items():
-            c[key] = offset
-        if self.obs_layout.field("roads").offset != OB_ROADS:  # observe writes them there
-            raise RuntimeError("the roads field must come first in the observation layout")
-        seats = self.obs_layout.field("seats")
-        c["ob_seat_home"] = self.obs_layout.at("seats", 0, "home") - seats.offset
-        c["ob_seat_left"] = self.obs_layout.at("seats", 0, "towns_left") - seats.offset
-        c["ob_seat_stride"] = seats.stride
-        for name, key in CFG_ACTION_STARTS.items():
-            c[key] = self.action_layout.field(name).offset
-        c["num_actions"] = self.action_layout.size
+        self.action_layout = action_layout(len(self.move_table), T, R)
+        fill_layout_offsets(c, self.obs_layout, self.action_layout)
         self.cfg = cfg
         self.num_actions = self.action_layout.size
         self.obs_dim = self.obs_layout.size
@@ -252,203 +176,12 @@ class JammingTrafficGame(Game):
             out[p] = bin(v).count("1")
         return out
 
-    # -- state dicts -----------------------------------------------------------
-    @staticmethod
-    def _car_label(c: int) -> int | str:
-        return "n" if c == 0 else int(c) - 1
-
+    # -- state dicts (state.py) -------------------------------------------------
     def to_dict(self, rec: np.void) -> dict[str, Any]:
-        n = self.num_players
-        T, R = self.map.num_towns, self.map.num_roads
-        phase = K.PHASES[int(rec["phase"])]
-        roads = [[self._car_label(int(c)) for c in rec["q"][r][: rec["cnt"][r]]]
-                 for r in range(R)]
-        rb = None
-        if rec["rb_town"] >= 0:
-            rb = {"town": int(rec["rb_town"]), "direction": DIRECTIONS[int(rec["rb_dir"])]}
-        ow = None
-        if rec["ow_road"] >= 0:
-            r = int(rec["ow_road"])
-            ow = {"road": r, "enter_at": int(self.map.roads[r][int(rec["ow_entry"])])}
-        pending = []
-        if rec["pend_rb"]:
-            pending.append("roundabout")
-        if rec["pend_ow"]:
-            pending.append("one-way")
-        forced = None
-        if rec["forced"][0] >= 0:
-            forced = [face_label(self.faces[int(f)]) for f in rec["forced"]]
-        dice = None
-        if rec["dice"][0] >= 0:
-            dice = [face_label(self.faces[int(f)]) for f in rec["dice"]]
-        jam = None
-        if phase == "stop":
-            jam = {"road": int(rec["js_road"]), "entry_end": int(rec["js_end"])}
-        return {
-            "game": self.name,
-            "num_players": n,
-            "map": self.map.name,
-            "phase": phase,
-            "to_move": int(rec["cur"]),
-            "turn": int(rec["turn"]),
-            "moves": int(rec["moves"]),
-            "rng": self.rng_to_dict(rec),
-            "homes": [int(h) for h in rec["home"][:n]],
-            "roads": roads,
-            "held": [r for r in range(R) if rec["held"][r]],
-            "visited": [[t for t in range(T) if int(rec["visited"][p]) >> t & 1]
-                        for p in range(n)],
-            "roundabout": rb,
-            "one_way": ow,
-            "dice": dice,
-            "moves_left": int(rec["moves_left"]),
-            "pending": pending,
-            "forced_dice": forced,
-            "jam": jam,
-            "winner": [p for p in range(n) if rec["winner"][p]],
-        }
-
-    def _face_index(self, f: Any) -> int:
-        v = face_value(f)
-        if v not in self.faces:
-            raise ValueError(f"forced die face {f!r} is not a face of this game's dice "
-                             f"{[face_label(x) for x in self.faces]}")
-        return self.faces.index(v)
+        return S.to_dict(self, rec)
 
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:
-        rd = self.state_reader(state, STATE_KEYS, OPTIONAL_KEYS)
-        n = self.num_players
-        T = self.map.num_towns
-        if rd.raw("map", self.map.name) != self.map.name:
-            raise _bad("map", f"state is on map {state['map']!r}, this env on {self.map.name!r}")
-        phase = rd.raw("phase")
-        if phase not in K.PHASES:
-            raise _bad("phase", f"phase must be one of {K.PHASES}, got {phase!r}")
-        ph = K.PHASES.index(phase)
-        cur = rd.int("to_move", 0, n - 1)
-        recs = self.new_records(1)
-        r = recs[0]
-        self.load_rng(r, state)
-        r["moves"] = rd.int("moves", 0, default=0)
-        r["turn"] = rd.int("turn", 0, default=0)
-        r["phase"] = ph
-        r["cur"] = cur
-        r["home"][:] = -1
-        r["home"][:n] = rd.int_list("homes", 0, T - 1, length=n, distinct=True)
-        self._read_roads(rd, r, ph, cur)
-        visited = rd.list("visited", n, default=[[] for _ in range(n)])
-        for p, towns in enumerate(visited):
-            r["visited"][p] = sum({1 << t for t in read_int_list(towns, f"visited[{p}]", 0, T - 1)})
-        self._read_pieces(rd, r)
-        self._read_turn(rd, r, ph, phase)
-        self._read_jam_and_winner(rd, r, ph)
-        return recs
-
-    def _read_roads(self, rd: StateReader, r: np.void, ph: int, cur: int) -> None:
-        """``roads`` and ``held``: the queues, the car count (2 a road) and each seat's
-        one car (J2, J3, J8)."""
-        n, R = self.num_players, self.map.num_roads
-        roads = rd.list("roads", R)
-        held = set(rd.int_list("held", 0, R - 1, default=[]))
-        r["q"][:] = -1
-        owned = [0] * n
-        total = 0
-        for i, cars in enumerate(roads):
-            read_list(cars, f"roads[{i}]")
-            limit = 5 if ph in (K.STOP, K.OVER) else (4 if i in held else 3)
-            if len(cars) > limit or (i in held and len(cars) != 4):
-                raise _bad(f"roads[{i}]", f"road {i} holds {len(cars)} cars: a road holds at "
-                           "most 3, exactly 4 if it is held by an endless jam (listed in 'held')")
-            for j, car in enumerate(cars):
-                if car == "n":
-                    r["q"][i, j] = 0
-                else:
-                    owner = read_int(car, f"roads[{i}][{j}]", 0, n - 1, what="'n' or a seat")
-                    r["q"][i, j] = owner + 1
-                    owned[owner] += 1
-            r["cnt"][i] = len(cars)
-            r["held"][i] = i in held
-            total += len(cars)
-        if total != 2 * R:
-            raise _bad("roads", f"the roads hold {total} cars; the game has {2 * R} (2 a road)")
-        for p in range(n):
-            want = 0 if (ph == K.SETUP and p >= cur) else 1
-            if owned[p] != want:
-                raise _bad("roads", f"seat {p} has {owned[p]} cars on the roads; at this point "
-                           f"it has {want}")
-
-    def _read_pieces(self, rd: StateReader, r: np.void) -> None:
-        """``roundabout`` and ``one_way`` (J4)."""
-        T, R = self.map.num_towns, self.map.num_roads
-        rb = rd.dict("roundabout", ("town", "direction"), default=None)
-        r["rb_town"], r["rb_dir"] = -1, 0
-        if rb is not None:
-            r["rb_town"] = read_int(rb["town"], "roundabout.town", 0, T - 1)
-            r["rb_dir"] = DIRECTIONS.index(read_choice(rb["direction"], "roundabout.direction",
-                                                       DIRECTIONS))
-        ow = rd.dict("one_way", ("road", "enter_at"), default=None)
-        r["ow_road"], r["ow_entry"] = -1, 0
-        if ow is not None:
-            road = read_int(ow["road"], "one_way.road", 0, R - 1)
-            ends = self.map.roads[road]
-            r["ow_road"] = road
-            r["ow_entry"] = ends.index(read_choice(ow["enter_at"], "one_way.enter_at", ends))
-
-    def _read_turn(self, rd: StateReader, r: np.void, ph: int, phase: str) -> None:
-        """``dice``, ``forced_dice``, ``pending`` and ``moves_left`` (J4, J5)."""
-        r["dice"][:] = -1
-        r["forced"][:] = -1
-        dice = rd.raw("dice", None)
-        if dice is not None:
-            r["dice"][:] = [self._face_index(f) for f in read_list(dice, "dice", 2)]
-        forced = rd.raw("forced_dice", None)
-        if forced is not None:  # the next roll (chance control)
-            r["forced"][:] = [self._face_index(f) for f in read_list(forced, "forced_dice", 2)]
-        pending = rd.list("pending", default=[])
-        for i, piece in enumerate(pending):
-            read_choice(piece, f"pending[{i}]", ("roundabout", "one-way"))
-        r["pend_rb"] = "roundabout" in pending
-        r["pend_ow"] = "one-way" in pending
-        if (ph == K.PLACE) != bool(pending):
-            raise _bad("pending", "placements are pending exactly in the 'place' phase")
-        ml = rd.int("moves_left", 0, 120, default=0)
-        r["moves_left"] = ml
-        if ph == K.MOVE and ml == 0:
-            raise _bad("moves_left", "a player in the 'move' phase has at least one move left")
-        if ph in (K.PLACE, K.MOVE, K.STOP) and dice is None:
-            raise _bad("dice", f"the '{phase}' phase needs the dice of this turn")
-
-    def _read_jam_and_winner(self, rd: StateReader, r: np.void, ph: int) -> None:
-        """``jam`` (the paused endless jam, J8) and ``winner`` (J9); roads over 3."""
-        n, R = self.num_players, self.map.num_roads
-        r["js_road"], r["js_end"] = -1, -1
-        r["loop_towns"] = 0
-        if ph == K.STOP:
-            jam = rd.dict("jam", ("road", "entry_end"), default=None)
-            if jam is None:
-                raise _bad("jam", "the 'stop' phase needs jam = {'road': r, 'entry_end': 0|1}")
-            jr = read_int(jam["road"], "jam.road", 0, R - 1)
-            je = read_int(jam["entry_end"], "jam.entry_end", 0, 1)
-            r["js_road"], r["js_end"] = jr, je
-            r["loop_towns"] = K.loop_towns_of(r, self.cfg[0], jr, je)
-            # the paused jam's road and held roads it disturbed hold 4
-            if r["cnt"][jr] < 4:
-                raise _bad("jam", "the paused jam's road must hold more than 3 cars")
-        elif rd.raw("jam", None) is not None:
-            raise _bad("jam", "jam is only set in the 'stop' phase")
-        if ph not in (K.STOP, K.OVER):  # a win ends the game at once, even mid-jam
-            stray = [i for i in range(R) if r["cnt"][i] > 3 and not r["held"][i]]
-            if stray:
-                raise _bad("held", f"roads {stray} hold more than 3 cars without being held")
-        r["winner"][:] = 0
-        winner = rd.int_list("winner", 0, n - 1, default=[])
-        if ph == K.OVER:
-            if len(winner) > 1:
-                raise _bad("winner", f"winner must list at most one seat in 0..{n - 1}")
-            for p in winner:
-                r["winner"][p] = 1
-        elif winner:
-            raise _bad("winner", "winner is only set when the game is over")
+        return S.from_dict(self, state)
 
     # -- checks ----------------------------------------------------------------
     def check_invariants(self, rec: np.void) -> None:

@@ -52,6 +52,10 @@ It reads only the observation (the record it rebuilds holds nothing the observat
 does not show; the endless jam's paused road is found as the road over 3 cars whose
 loop is the observed loop), so it is a fair player, and it only plays actions the
 mask allows.
+
+The player is in three modules: ``greedy_position.py`` rebuilds the record from the
+observation, ``greedy_estimate.py`` holds the race estimate, and this module the
+decision (which actions to simulate, and the best of them) and the player class.
 """
 
 from __future__ import annotations
@@ -61,279 +65,50 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
-from trafficenvs.jamming_traffic.kernels import (
-    RECORD_DTYPE,
-    loop_towns_of,
-    needed_towns,
-    rb_exit,
-    step,
+from trafficenvs.jamming_traffic.greedy_estimate import (
+    ALPHA,
+    OPP_BLOCK,
+    VISIT,
+    WIN,
+    dijkstra,
+    locate,
+    unvisited,
+    value,
 )
+from trafficenvs.jamming_traffic.greedy_position import (
+    SCRATCH_FIELDS,
+    copy_state,
+    find_paused_jam,
+    rebuild,
+    rebuild_batch,
+    state_words,
+)
+from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, step
 from trafficenvs.jamming_traffic.layout import MOVE as MOVE_PHASE
-from trafficenvs.jamming_traffic.layout import OB_ROAD_CARS, ROAD_SLOTS
 from trafficenvs.jamming_traffic.layout import OVER as OVER_PHASE
 from trafficenvs.jamming_traffic.layout import PLACE as PLACE_PHASE
 from trafficenvs.jamming_traffic.layout import SETUP as SETUP_PHASE
 from trafficenvs.jamming_traffic.layout import STOP as STOP_PHASE
 
-BIG = 1e6
-WIN = 1e9
-#: weight of one town still to visit, in moves (a visit now beats any nearer route)
-VISIT = 12.0
-#: an opponent's car between my car and its exit: I cannot take it, only push it
-OPP_BLOCK = 2.0
-#: weight of the leading opponent's position against my own
-ALPHA = 0.4
+__all__ = ["SCRATCH_DTYPE", "SCRATCH_FIELDS", "JammingTrafficGreedy", "greedy_batch",
+           "rebuild_batch", "state_words"]
+
+#: the margin by which a move must beat ending the turn (ties go to ending it)
 EPS = 1e-6
-#: moves to pass an unvisited dead-end town from the road into it (empty it, enter,
-#: fill it behind the car so that a jam pushes the car through and back)
-DEAD_END = 4.0
-
-
-#: fields of the game record that are the kernels' scratch space, not game state:
-#: a copy for a look-ahead need not carry them (``step`` writes them before reading)
-SCRATCH_FIELDS = ("sc_cnt", "sc_held", "sc_laste", "snap", "ch_code", "ch_roads", "ch_path")
-
-
-def state_words(dtype: np.dtype = RECORD_DTYPE) -> int:
-    """64-bit words from the start of a record that cover every non-scratch field.
-
-    Computed from the dtype, so a field added or moved later is still copied.
-    """
-    end = 0
-    for name in dtype.names:
-        if name not in SCRATCH_FIELDS:
-            ftype, off = dtype.fields[name][:2]
-            end = max(end, off + ftype.itemsize)
-    return (end + 7) // 8
-
-
-@njit(cache=True)
-def _copy(src, dst):
-    """Copy the state part of one record (64-bit words: numba's byte-slice copy is
-    15x slower, and the scratch fields after the state are 3/4 of the record)."""
-    for k in range(src.shape[0]):
-        dst[k] = src[k]
-
-
-@njit(cache=True)
-def _rebuild(ob, cfg, N, rec):
-    """The game record seen from ``ob`` (seat to move = seat 0, the others in turn order)."""
-    T = cfg.n_towns
-    R = cfg.n_roads
-    rec.rng_key = np.uint64(0x9E3779B97F4A7C15)
-    rec.rng_ctr = np.uint64(0)
-    rec.moves = 0
-    rec.turn = 0
-    for j in range(rec.reward.shape[0]):
-        rec.reward[j] = 0.0
-        rec.visited[j] = 0
-        rec.home[j] = -1
-        rec.winner[j] = 0
-    for r in range(rec.q.shape[0]):
-        for i in range(rec.q.shape[1]):
-            rec.q[r, i] = -1
-        rec.cnt[r] = 0
-        rec.held[r] = 0
-        rec.laste[r] = 0
-    # every offset below is the observation layout's (cfg.ob_*, layout.obs_layout)
-    for r in range(R):
-        n = 0
-        o = cfg.ob_roads + ROAD_SLOTS * r + OB_ROAD_CARS
-        for i in range(ROAD_SLOTS):
-            v = ob[o + i]
-            if v > 0.5:
-                rec.q[r, n] = 0 if v < 1.5 else np.int8(int(v + 0.5) - 1)
-                n += 1
-        rec.cnt[r] = n
-        rec.held[r] = 1 if n >= 4 else 0
-    o = cfg.ob_seats
-    for j in range(N):
-        v = np.uint32(0)
-        for t in range(T):  # the part "visited" starts each seat's repeat
-            if ob[o + t] > 0.5:
-                v |= np.uint32(1) << np.uint32(t)
-        rec.visited[j] = v
-        rec.home[j] = int(ob[o + cfg.ob_seat_home] + 0.5)
-        o += cfg.ob_seat_stride
-    lt = np.uint32(0)
-    o = cfg.ob_loop_towns
-    for t in range(T):
-        if ob[o + t] > 0.5:
-            lt |= np.uint32(1) << np.uint32(t)
-    rec.loop_towns = lt
-    ph = 0
-    for k in range(5):
-        if ob[cfg.ob_phase + k] > 0.5:
-            ph = k
-    rec.phase = ph
-    rec.cur = 0
-    rec.moves_left = int(ob[cfg.ob_moves_left] + 0.5)
-    rec.pend_rb = 1 if ob[cfg.ob_pending] > 0.5 else 0
-    rec.pend_ow = 1 if ob[cfg.ob_pending + 1] > 0.5 else 0
-    rec.dice[0] = 0
-    rec.dice[1] = 0
-    rec.forced[0] = -1
-    rec.forced[1] = -1
-    rec.rb_town = int(ob[cfg.ob_roundabout] + 0.5) - 1
-    rec.rb_dir = int(ob[cfg.ob_roundabout + 1] + 0.5)
-    rec.ow_road = int(ob[cfg.ob_one_way] + 0.5) - 1
-    rec.ow_entry = int(ob[cfg.ob_one_way + 1] + 0.5)
-    rec.js_road = -1
-    rec.js_end = -1
-
-
-@njit(cache=True)
-def _locate(rec, cfg, N, cr, ci):
-    """Road and queue index of every seat's car (-1: not on the board yet)."""
-    for s in range(N):
-        cr[s] = -1
-        ci[s] = -1
-    for r in range(cfg.n_roads):
-        for i in range(rec.cnt[r]):
-            c = rec.q[r, i]
-            if c > 0:
-                cr[c - 1] = r
-                ci[c - 1] = i
-
-
-@njit(cache=True)
-def _unvisited(rec, cfg, s):
-    return needed_towns(rec, cfg, s) & ~rec.visited[s]
-
-
-@njit(cache=True)
-def _dijkstra(rec, cfg, unv, E, done):
-    """E[t]: moves from "at a road end facing town t, nothing ahead" to passing a town
-    of ``unv``: 1 for such a town, else 1 + the cars on a road out of t + E[its other
-    end], the shortest way (one-way sign respected; cars ahead cost a move each)."""
-    T = cfg.n_towns
-    for t in range(T):
-        done[t] = 0
-        if (unv >> np.uint32(t)) & np.uint32(1):
-            # a dead end is passed only by a push (a steered car may not turn back):
-            # the road into it must be emptied, entered, and filled behind the car
-            E[t] = DEAD_END if cfg.deg[t] == 1 else 1.0
-        else:
-            E[t] = BIG
-    for _ in range(T):
-        b = -1
-        bv = BIG
-        for t in range(T):
-            if done[t] == 0 and E[t] < bv:
-                bv = E[t]
-                b = t
-        if b < 0:
-            break
-        done[b] = 1
-        for k in range(cfg.deg[b]):
-            o = cfg.inc[b, k]
-            oe = cfg.inc_end[b, k]
-            v = cfg.rt[o, 1 - oe]
-            if done[v]:
-                continue
-            if o == rec.ow_road and rec.ow_entry != 1 - oe:
-                continue
-            c = 1.0 + rec.cnt[o] + bv
-            if c < E[v]:
-                E[v] = c
-
-
-@njit(cache=True)
-def _car_cost(rec, cfg, unv, cr, ci, E, opp_block):
-    """Moves the car at queue index ``ci`` of road ``cr`` needs to pass a town of ``unv``."""
-    n = rec.cnt[cr]
-    best = BIG
-    for x in range(2):
-        if cr == rec.ow_road and rec.ow_entry == x:
-            continue
-        blk = 0.0
-        if x == 0:
-            for i in range(ci):
-                blk += 1.0 if rec.q[cr, i] == 0 else opp_block
-        else:
-            for i in range(ci + 1, n):
-                blk += 1.0 if rec.q[cr, i] == 0 else opp_block
-        u = cfg.rt[cr, x]
-        if (unv >> np.uint32(u)) & np.uint32(1):
-            if cfg.deg[u] == 1:
-                # a dead end: only a push takes the car through (J7's U-turn), and
-                # the cars between it and the dead end can never leave that way
-                if blk > 0:
-                    continue
-                c = 1.0 + max(0, 3 - n)  # fill the road behind it, then one more
-            else:
-                c = blk + 1.0
-        elif u == rec.rb_town:
-            ex = rb_exit(rec, cfg, cr, x)  # the game's own forced exit
-            if ex < 0:
-                continue
-            o = ex >> 1
-            oe = ex & 1
-            c = blk + 1.0 + rec.cnt[o] + E[cfg.rt[o, 1 - oe]]
-        else:
-            c = BIG
-            for k in range(cfg.deg[u]):
-                o = cfg.inc[u, k]
-                oe = cfg.inc_end[u, k]
-                if o == cr or (o == rec.ow_road and oe != rec.ow_entry):
-                    continue
-                cc = blk + 1.0 + rec.cnt[o] + E[cfg.rt[o, 1 - oe]]
-                if cc < c:
-                    c = cc
-        if c < best:
-            best = c
-    return min(best, 100.0)
-
-
-@njit(cache=True)
-def _value(rec, cfg, N, sc):
-    """My standing (seat 0) less ALPHA times the leading opponent's.
-
-    A seat's standing is -(VISIT * towns it still needs + moves to its next new
-    town). The distance field E of a seat is the one computed for the decision's
-    position (``sc.E``) unless the seat's visits changed, then it is recomputed.
-    """
-    _locate(rec, cfg, N, sc.cr, sc.ci)
-    me = 0.0
-    lead = -BIG * 10
-    for s in range(N):
-        unv = _unvisited(rec, cfg, s)
-        if unv == 0:
-            v = WIN
-        else:
-            left = 0
-            for t in range(cfg.n_towns):
-                left += (unv >> np.uint32(t)) & np.uint32(1)
-            v = -sc.w[0] * left
-            if sc.cr[s] >= 0:
-                if unv == sc.unv[s]:
-                    v -= _car_cost(rec, cfg, unv, sc.cr[s], sc.ci[s], sc.E[s], sc.w[1])
-                else:
-                    _dijkstra(rec, cfg, unv, sc.Et, sc.done)
-                    v -= _car_cost(rec, cfg, unv, sc.cr[s], sc.ci[s], sc.Et, sc.w[1])
-        if s == 0:
-            if v >= WIN:
-                return WIN
-            me = v
-        elif v > lead:
-            lead = v
-    if lead >= WIN:
-        return -WIN
-    return me - sc.w[2] * lead
 
 
 @njit(cache=True)
 def _after(work, side, rawa, rawb, cfg, N, sc):
     """Value of ``work`` after a step; an endless jam is stopped at its best town."""
     if work.phase != STOP_PHASE:
-        return _value(work, cfg, N, sc)
+        return value(work, cfg, N, sc)
     best = -WIN * 10
     lt = work.loop_towns
     for t in range(cfg.n_towns):
         if (lt >> np.uint32(t)) & np.uint32(1):
-            _copy(rawa, rawb)
+            copy_state(rawa, rawb)
             step(side, cfg, cfg.a_stop + t)
-            v = _value(side, cfg, N, sc)
+            v = value(side, cfg, N, sc)
             if v > best:
                 best = v
     return best
@@ -342,15 +117,15 @@ def _after(work, side, rawa, rawb, cfg, N, sc):
 @njit(cache=True)
 def _prepare(rec, cfg, N, sc):
     """Per decision: every seat's distance field and the roads that matter to a car."""
-    _locate(rec, cfg, N, sc.cr, sc.ci)
+    locate(rec, cfg, N, sc.cr, sc.ci)
     for r in range(cfg.n_roads):
         sc.rel[r] = 0
     for t in range(cfg.n_towns):
         sc.relt[t] = 0
     for s in range(N):
-        unv = _unvisited(rec, cfg, s)
+        unv = unvisited(rec, cfg, s)
         sc.unv[s] = unv
-        _dijkstra(rec, cfg, unv, sc.E[s], sc.done)
+        dijkstra(rec, cfg, unv, sc.E[s], sc.done)
         r = sc.cr[s]
         if r < 0:
             continue
@@ -383,65 +158,53 @@ def _worth_trying(rec, cfg, sc, a):
 
 
 @njit(cache=True)
-def _decide(ob, mrow, cfg, N, base, work, side, rb, rw, rs, sc):
-    """The greedy action for one decision (``base``/``work``/``side``: scratch records)."""
-    _rebuild(ob, cfg, N, base)
-    ph = base.phase
-    best = -WIN * 100
-    best_a = -1
-    lo = 0
-    hi = 0
+def _action_range(ph, cfg):
+    """The actions ``lo..hi - 1`` a decision of phase ``ph`` chooses among (none when
+    the game is over)."""
+    if ph == MOVE_PHASE:
+        return 0, cfg.n_moves
+    if ph == PLACE_PHASE:
+        return cfg.a_rb, cfg.a_setup
+    if ph == SETUP_PHASE:
+        return cfg.a_setup, cfg.a_stop
+    if ph == STOP_PHASE:
+        return cfg.a_stop, cfg.a_end
+    return 0, 0
+
+
+@njit(cache=True)
+def _stand_ins(base, mrow, cfg, sc, lo, hi):
+    """Place phase: the first legal roundabout and the first legal one-way placement
+    that touch no car's surroundings (-1: none). All such placements have one value
+    (the old piece is gone in each), so the first of each kind stands for them all."""
     rep_rb = -1
     rep_ow = -1
-    if ph == STOP_PHASE:
-        # the paused jam: a road over 3 on the loop whose loop is the observed one
-        found = False
-        for r in range(cfg.n_roads):
-            if base.cnt[r] < 4 or found:
-                continue
-            for e in range(2):
-                if loop_towns_of(base, cfg, r, e) == base.loop_towns:
-                    base.js_road = r
-                    base.js_end = e
-                    base.held[r] = 0
-                    found = True
-                    break
-        if not found:
-            ph = OVER_PHASE
-    _prepare(base, cfg, N, sc)
-    if ph == MOVE_PHASE or ph == PLACE_PHASE:
-        best = _value(base, cfg, N, sc)
-        if ph == MOVE_PHASE:
-            best += EPS
-            best_a = cfg.a_end
-            hi = cfg.n_moves
-        else:
-            lo = cfg.a_rb
-            hi = cfg.a_setup
-            # placements that touch no car's surroundings all have one value (the old
-            # piece is gone in each): the first of each kind stands for them all
-            best = -WIN * 100
-            rep_rb = -1
-            rep_ow = -1
-            for a in range(lo, hi):
-                if mrow[a] and not _worth_trying(base, cfg, sc, a):
-                    if a < cfg.a_ow and rep_rb < 0:
-                        rep_rb = a
-                    elif a >= cfg.a_ow and rep_ow < 0:
-                        rep_ow = a
-    elif ph == SETUP_PHASE:
-        lo = cfg.a_setup
-        hi = cfg.a_stop
-    elif ph == STOP_PHASE:
-        lo = cfg.a_stop
-        hi = cfg.a_end
+    for a in range(lo, hi):
+        if mrow[a] and not _worth_trying(base, cfg, sc, a):
+            if a < cfg.a_ow and rep_rb < 0:
+                rep_rb = a
+            elif a >= cfg.a_ow and rep_ow < 0:
+                rep_ow = a
+    return rep_rb, rep_ow
+
+
+@njit(cache=True)
+def _search(ph, mrow, cfg, N, base, work, side, rb, rw, rs, sc, best, best_a):
+    """The best action of the phase, each simulated on ``work`` (a copy of ``base``
+    through its words ``rb`` -> ``rw``); ``best``/``best_a``: the value to beat and
+    the action kept if none beats it."""
+    lo, hi = _action_range(ph, cfg)
+    sift = ph == MOVE_PHASE or ph == PLACE_PHASE
+    rep_rb = -1
+    rep_ow = -1
+    if ph == PLACE_PHASE:
+        rep_rb, rep_ow = _stand_ins(base, mrow, cfg, sc, lo, hi)
     for a in range(lo, hi):
         if not mrow[a]:
             continue
-        if (ph == MOVE_PHASE or ph == PLACE_PHASE) and not _worth_trying(base, cfg, sc, a) \
-                and a != rep_rb and a != rep_ow:
+        if sift and not _worth_trying(base, cfg, sc, a) and a != rep_rb and a != rep_ow:
             continue
-        _copy(rb, rw)
+        copy_state(rb, rw)
         step(work, cfg, a)
         v = _after(work, side, rw, rs, cfg, N, sc)
         if v > best:
@@ -449,6 +212,23 @@ def _decide(ob, mrow, cfg, N, base, work, side, rb, rw, rs, sc):
             best_a = a
             if v >= WIN:
                 break  # a win: nothing beats it
+    return best_a
+
+
+@njit(cache=True)
+def _decide(ob, mrow, cfg, N, base, work, side, rb, rw, rs, sc):
+    """The greedy action for one decision (``base``/``work``/``side``: scratch records)."""
+    rebuild(ob, cfg, N, base)
+    ph = base.phase
+    if ph == STOP_PHASE and not find_paused_jam(base, cfg):
+        ph = OVER_PHASE
+    _prepare(base, cfg, N, sc)
+    best = -WIN * 100
+    best_a = -1
+    if ph == MOVE_PHASE:  # a move must beat ending the turn
+        best = value(base, cfg, N, sc) + EPS
+        best_a = cfg.a_end
+    best_a = _search(ph, mrow, cfg, N, base, work, side, rb, rw, rs, sc, best, best_a)
     if best_a < 0:
         for a in range(mrow.shape[0]):
             if mrow[a]:
@@ -476,13 +256,6 @@ def greedy_batch(obs, mask, cfg_arr, N, recs, raw, scratch, out):
         out[i] = _decide(obs[i], mask[i], cfg_arr[0], N, recs[3 * i], recs[3 * i + 1],
                          recs[3 * i + 2], raw[3 * i], raw[3 * i + 1], raw[3 * i + 2],
                          scratch[i])
-
-
-@njit(cache=True)
-def rebuild_batch(obs, cfg_arr, N, recs):
-    """The game records the player sees in each observation row (seat to move = 0)."""
-    for i in range(obs.shape[0]):
-        _rebuild(obs[i], cfg_arr[0], N, recs[i])
 
 
 class JammingTrafficGreedy(GreedyPlayer):

@@ -56,6 +56,40 @@ def _bits_out(out, o, bits, n):
 
 
 @njit(cache=True)
+def _turn_out(rec, cfg, out):
+    """The fields after the seats: phase, moves left, pending placements, dice, the
+    roundabout, the one-way sign and the number of held roads."""
+    U = np.uint64
+    o = U(cfg.ob_phase)
+    for k in range(U(5)):
+        out[o + k] = 0.0
+    out[o + U(rec.phase)] = 1.0
+    out[U(cfg.ob_moves_left)] = rec.moves_left
+    o = U(cfg.ob_pending)
+    out[o] = rec.pend_rb
+    out[o + U(1)] = rec.pend_ow
+    o = U(cfg.ob_dice)
+    for d in range(2):
+        f = rec.dice[d]
+        v = 0.0
+        if f >= 0:
+            fv = cfg.face_val[U(f)]
+            v = _DIE_ROUNDABOUT if fv == ROUNDABOUT else (_DIE_ONE_WAY if fv == ONE_WAY else fv)
+        out[o + U(d)] = v
+    o = U(cfg.ob_roundabout)
+    out[o] = rec.rb_town + 1
+    out[o + U(1)] = rec.rb_dir
+    o = U(cfg.ob_one_way)
+    out[o] = rec.ow_road + 1
+    out[o + U(1)] = rec.ow_entry
+    held = rec.held
+    nh = 0
+    for r in range(U(cfg.n_roads)):
+        nh += held[r]
+    out[U(cfg.ob_held)] = nh
+
+
+@njit(cache=True)
 def observe(rec, cfg, seat, out):
     """Seat ``seat``'s view (C4), field by field of the observation layout.
 
@@ -97,30 +131,4 @@ def observe(rec, cfg, seat, out):
         out[o + s_left] = np.int64(T) - 1 - np.int64(seen)
         o += s_stride
     _bits_out(out, U(cfg.ob_loop_towns), U(rec.loop_towns), tt)
-    o = U(cfg.ob_phase)
-    for k in range(U(5)):
-        out[o + k] = 0.0
-    out[o + U(rec.phase)] = 1.0
-    out[U(cfg.ob_moves_left)] = rec.moves_left
-    o = U(cfg.ob_pending)
-    out[o] = rec.pend_rb
-    out[o + U(1)] = rec.pend_ow
-    o = U(cfg.ob_dice)
-    for d in range(2):
-        f = rec.dice[d]
-        v = 0.0
-        if f >= 0:
-            fv = cfg.face_val[U(f)]
-            v = _DIE_ROUNDABOUT if fv == ROUNDABOUT else (_DIE_ONE_WAY if fv == ONE_WAY else fv)
-        out[o + U(d)] = v
-    o = U(cfg.ob_roundabout)
-    out[o] = rec.rb_town + 1
-    out[o + U(1)] = rec.rb_dir
-    o = U(cfg.ob_one_way)
-    out[o] = rec.ow_road + 1
-    out[o + U(1)] = rec.ow_entry
-    held = rec.held
-    nh = 0
-    for r in range(U(cfg.n_roads)):
-        nh += held[r]
-    out[U(cfg.ob_held)] = nh
+    _turn_out(rec, cfg, out)

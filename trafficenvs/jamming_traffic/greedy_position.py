@@ -1,0 +1,159 @@
+"""The greedy player's view of a position: the game record rebuilt from an observation.
+
+The observation holds the whole position (open information), so the record the
+greedy player searches on is rebuilt from it alone: seat to move as seat 0, the
+others in turn order (C4), the generator and the scratch fields not the game's.
+Every offset read is the observation layout's (``cfg.ob_*``, ``layout.obs_layout``).
+In the stop phase the paused jam's road is not observed: :func:`find_paused_jam`
+finds it as the road over 3 cars whose loop is the observed loop.
+
+Also here: the copy of a record's state part the look-ahead uses (64-bit words).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, loop_towns_of
+from trafficenvs.jamming_traffic.layout import OB_ROAD_CARS, ROAD_SLOTS
+
+#: fields of the game record that are the kernels' scratch space, not game state:
+#: a copy for a look-ahead need not carry them (``step`` writes them before reading)
+SCRATCH_FIELDS = ("sc_cnt", "sc_held", "sc_laste", "snap", "ch_code", "ch_roads", "ch_path")
+
+
+def state_words(dtype: np.dtype = RECORD_DTYPE) -> int:
+    """64-bit words from the start of a record that cover every non-scratch field.
+
+    Computed from the dtype, so a field added or moved later is still copied.
+    """
+    end = 0
+    for name in dtype.names:
+        if name not in SCRATCH_FIELDS:
+            ftype, off = dtype.fields[name][:2]
+            end = max(end, off + ftype.itemsize)
+    return (end + 7) // 8
+
+
+@njit(cache=True)
+def copy_state(src, dst):
+    """Copy the state part of one record (64-bit words: numba's byte-slice copy is
+    15x slower, and the scratch fields after the state are 3/4 of the record)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit(cache=True)
+def _clear(rec):
+    """The fields the observation does not show: a fixed generator, no moves, empty
+    roads and seats (filled in by the steps below)."""
+    rec.rng_key = np.uint64(0x9E3779B97F4A7C15)
+    rec.rng_ctr = np.uint64(0)
+    rec.moves = 0
+    rec.turn = 0
+    for j in range(rec.reward.shape[0]):
+        rec.reward[j] = 0.0
+        rec.visited[j] = 0
+        rec.home[j] = -1
+        rec.winner[j] = 0
+    for r in range(rec.q.shape[0]):
+        for i in range(rec.q.shape[1]):
+            rec.q[r, i] = -1
+        rec.cnt[r] = 0
+        rec.held[r] = 0
+        rec.laste[r] = 0
+
+
+@njit(cache=True)
+def _read_roads(ob, cfg, rec):
+    """Each road's queue (a neutral car 0, seat s's car s + 1, relative seats); a road
+    over 3 cars is held."""
+    for r in range(cfg.n_roads):
+        n = 0
+        o = cfg.ob_roads + ROAD_SLOTS * r + OB_ROAD_CARS
+        for i in range(ROAD_SLOTS):
+            v = ob[o + i]
+            if v > 0.5:
+                rec.q[r, n] = 0 if v < 1.5 else np.int8(int(v + 0.5) - 1)
+                n += 1
+        rec.cnt[r] = n
+        rec.held[r] = 1 if n >= 4 else 0
+
+
+@njit(cache=True)
+def _read_seats(ob, cfg, N, rec):
+    """Each seat's visited towns and home, and the endless jam's loop towns."""
+    T = cfg.n_towns
+    o = cfg.ob_seats
+    for j in range(N):
+        v = np.uint32(0)
+        for t in range(T):  # the part "visited" starts each seat's repeat
+            if ob[o + t] > 0.5:
+                v |= np.uint32(1) << np.uint32(t)
+        rec.visited[j] = v
+        rec.home[j] = int(ob[o + cfg.ob_seat_home] + 0.5)
+        o += cfg.ob_seat_stride
+    lt = np.uint32(0)
+    o = cfg.ob_loop_towns
+    for t in range(T):
+        if ob[o + t] > 0.5:
+            lt |= np.uint32(1) << np.uint32(t)
+    rec.loop_towns = lt
+
+
+@njit(cache=True)
+def _read_turn(ob, cfg, rec):
+    """The phase, moves left, pending pieces and where the pieces stand; the dice and
+    the forced roll get fixed values, and no jam is paused yet."""
+    ph = 0
+    for k in range(5):
+        if ob[cfg.ob_phase + k] > 0.5:
+            ph = k
+    rec.phase = ph
+    rec.cur = 0
+    rec.moves_left = int(ob[cfg.ob_moves_left] + 0.5)
+    rec.pend_rb = 1 if ob[cfg.ob_pending] > 0.5 else 0
+    rec.pend_ow = 1 if ob[cfg.ob_pending + 1] > 0.5 else 0
+    rec.dice[0] = 0
+    rec.dice[1] = 0
+    rec.forced[0] = -1
+    rec.forced[1] = -1
+    rec.rb_town = int(ob[cfg.ob_roundabout] + 0.5) - 1
+    rec.rb_dir = int(ob[cfg.ob_roundabout + 1] + 0.5)
+    rec.ow_road = int(ob[cfg.ob_one_way] + 0.5) - 1
+    rec.ow_entry = int(ob[cfg.ob_one_way + 1] + 0.5)
+    rec.js_road = -1
+    rec.js_end = -1
+
+
+@njit(cache=True)
+def rebuild(ob, cfg, N, rec):
+    """The game record seen from ``ob`` (seat to move = seat 0, the others in turn order)."""
+    _clear(rec)
+    _read_roads(ob, cfg, rec)
+    _read_seats(ob, cfg, N, rec)
+    _read_turn(ob, cfg, rec)
+
+
+@njit(cache=True)
+def find_paused_jam(rec, cfg):
+    """Stop phase: set the paused jam (``js_road``, ``js_end``, its road no longer held)
+    to the first road over 3 cars whose loop is the observed one; False if none is."""
+    for r in range(cfg.n_roads):
+        if rec.cnt[r] < 4:
+            continue
+        for e in range(2):
+            if loop_towns_of(rec, cfg, r, e) == rec.loop_towns:
+                rec.js_road = r
+                rec.js_end = e
+                rec.held[r] = 0
+                return True
+    return False
+
+
+@njit(cache=True)
+def rebuild_batch(obs, cfg_arr, N, recs):
+    """The game records the player sees in each observation row (seat to move = 0)."""
+    for i in range(obs.shape[0]):
+        rebuild(obs[i], cfg_arr[0], N, recs[i])
