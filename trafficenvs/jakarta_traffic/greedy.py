@@ -44,6 +44,10 @@ cannot be rebuilt exactly; the paths, however, follow from the four bits, and th
 frame is the game's own :func:`~trafficenvs.jakarta_traffic.tiles.exit_table`. The
 tests check the traced drives against the game's own drive mask and moves.
 
+The code: ``greedy_observe.py`` reads the observation, ``greedy_maze.py`` rebuilds the
+maze and the distances in turns, ``greedy_route.py`` values ending a turn on a cell
+(the route planner); this module takes the decision.
+
 It reads only what the interface gives (observation, mask), ties are broken by the
 first best in a fixed order (no randomness; ``seed`` is accepted for the common
 signature), and the whole batch is one compiled loop over the rows.
@@ -56,6 +60,26 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.jakarta_traffic.greedy_maze import (
+    _honk_action,
+    _honk_options,
+    _nearest_chargers,
+    _reach_one,
+    _set_links,
+    _trace,
+    _trace_cells,
+    _turn_distances,
+)
+from trafficenvs.jakarta_traffic.greedy_observe import (
+    _bits4,
+    _cell_of,
+    _read_cells,
+    _read_me,
+    _read_opponents,
+    _read_orders,
+    _read_phase,
+)
+from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, _stop_value
 from trafficenvs.jakarta_traffic.layout import (
     A_ACCEPT,
     A_CELL,
@@ -63,412 +87,30 @@ from trafficenvs.jakarta_traffic.layout import (
     A_DELIVER,
     A_DETOUR,
     A_DRIVE,
-    A_ROTATE,
-    A_SWAP,
     ACCEPT,
-    BAPAK,
-    BUBBLE_BONUS,
-    CELL_BUILDING,
-    CELL_CHARGING,
     CELL_ENDS,
     CELL_F,
-    CELL_MARKER,
-    CELL_ME,
-    CELL_OTHERS,
-    CELL_STACK,
-    CENTRE,
     DELIVER,
     DETOUR_PICK,
-    END_STARS,
     HONK,
-    IBU,
-    MAX_BUBBLES,
-    MAX_ENERGY,
     NCELLS,
-    NPHASES,
     NTYPES,
     OB_CELLS,
     OB_PLAYERS,
-    PL_BUBBLES,
     PL_COL,
     PL_ENERGY,
     PL_HOLDS,
-    PL_PASSENGERS,
-    PL_POINTS,
     PL_ROW,
     PL_SPARE_CHARGING,
     PL_SPARE_ENDS,
-    PL_STARS,
     PLACE,
     PLAYER_F,
     SIDE,
-    TY_ADDR_COL,
-    TY_ADDR_ROW,
-    TY_PAYS,
-    TY_STACK_COL,
-    TY_STACK_N,
-    TY_STACK_ROW,
-    TYPE_F,
 )
 from trafficenvs.jakarta_traffic.tiles import exit_table
 
-# Every observation offset and action number below comes from the game's layouts
-# (``layout.py``): part offsets and the fixed action ranges as module constants, the
-# offsets that depend on the player count from the config record (``cfg.ob_*``).
-
-#: the strategy's knobs (module docstring)
-GAMMA = 0.75  # discount per turn
-STAR_BONUS = 2.0  # worth of a star token beyond its points (4 tokens end the game)
-HORIZON = 5  # turns searched for distances
-FAR = 7  # distance counted for a cell not reached within the horizon
-ROUTE_STOPS = 3  # stops planned after this turn
-MAX_ROUTE_TURNS = 9  # no stop further than this many turns away
-END_BONUS = 10.0  # for ending the game in the lead (malus when trailing)
-#: GAMMA ** turns, looked up (a power per route step is measurably slower)
-DISCOUNT = GAMMA ** np.arange(MAX_ROUTE_TURNS + FAR + 2, dtype=np.float64)
-
-
-@njit(cache=True)
-def _rotl(bits, k):
-    """The spot bits of a tile turned ``k`` quarter turns clockwise (edge e -> e + k)."""
-    k &= 3
-    return ((bits << k) | (bits >> (4 - k))) & 15
-
-
-@njit(cache=True)
-def _set_links(links, y, bits):
-    """Cell ``y``'s links from its spot bits: ends not to the spot join each other."""
-    other = -1
-    for e in range(4):
-        if (bits >> e) & 1:
-            links[y, e] = CENTRE
-        elif other < 0:
-            other = e
-        else:
-            links[y, e] = other
-            links[y, other] = e
-
-
-@njit(cache=True)
-def _trace(links, exit_to, x, e):
-    """K6: the cell where the path out of ``x`` by edge ``e`` parks (-1: no such path)."""
-    if links[x, e] != CENTRE:
-        return -1
-    for _ in range(4 * NCELLS + 1):
-        t = exit_to[x, e]
-        x = t >> 2
-        g = links[x, t & 3]
-        if g == CENTRE:
-            return x
-        e = g
-    return -1
-
-
-@njit(cache=True)
-def _trace_cells(links, exit_to, x, e):
-    """The cells a path out of ``x`` by edge ``e`` passes or ends on, as bits."""
-    seen = np.int64(0)
-    if links[x, e] != CENTRE:
-        return seen
-    for _ in range(4 * NCELLS + 1):
-        t = exit_to[x, e]
-        x = t >> 2
-        seen |= np.int64(1) << x
-        g = links[x, t & 3]
-        if g == CENTRE:
-            return seen
-        e = g
-    return seen
-
-
-@njit(cache=True)
-def _honk_bits(bits, o, spare, can_swap):
-    """Option ``o`` of honking a tile with spot bits ``bits``: rotations 1-3 (o = 0-2),
-    the spare swapped in at rotation 0-3 (o = 3-6). -1 if the option does not exist."""
-    if o < 3:
-        return _rotl(bits, o + 1)
-    if not can_swap:
-        return -1
-    return _rotl(spare, o - 3)
-
-
-@njit(cache=True)
-def _honk_options(bits, spare, can_swap):
-    """The distinct honks of a tile with spot bits ``bits``, in option order (rotations
-    1-3, then the spare at rotations 0-3; :func:`_honk_bits`), skipping any that leaves
-    the tile as it is or as an earlier option did. Returns ``(packed, count)``: option
-    ``i`` is ``(packed >> 7 * i) & 127`` = ``o << 4 | new bits`` (no allocation)."""
-    seen = 1 << bits
-    packed = np.int64(0)
-    count = 0
-    for o in range(7):
-        nb = _honk_bits(bits, o, spare, can_swap)
-        if nb < 0 or (seen >> nb) & 1:
-            continue
-        seen |= 1 << nb
-        packed |= np.int64(o << 4 | nb) << (7 * count)
-        count += 1
-    return packed, count
-
-
-@njit(cache=True)
-def _honk_action(y, o):
-    """The action of honk option ``o`` (:func:`_honk_bits`) on cell ``y``."""
-    return A_ROTATE + 3 * y + o if o < 3 else A_SWAP + 4 * y + (o - 3)
-
-
-@njit(cache=True)
-def _bits4(ob, o):
-    """Four 0/1 entries ``ob[o:o + 4]`` (path ends N, E, S, W) as bits."""
-    v = 0
-    for e in range(4):
-        if ob[o + e] > 0.5:
-            v |= 1 << e
-    return v
-
-
-@njit(cache=True)
-def _cell_of(ob, row, col):
-    """The cell whose row and column are ``ob[row]``, ``ob[col]``."""
-    return int(ob[row] + 0.5) * SIDE + int(ob[col] + 0.5)
-
-
-@njit(cache=True)
-def _enter(links, exit_to, x, g):
-    """The cell where a path entering cell ``x`` by edge ``g`` parks."""
-    for _ in range(4 * NCELLS + 1):
-        h = links[x, g]
-        if h == CENTRE:
-            return x
-        t = exit_to[x, h]
-        x = t >> 2
-        g = t & 3
-    return -1
-
-
-@njit(cache=True)
-def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first, x):
-    """The cells one turn can take a moped on ``x`` to (a honk on one of its paths'
-    tiles allowed, with the spare ``spare``), as bits. ``links`` is left as it was.
-
-    A honk on tile ``y`` changes a path only from where it first enters ``y``, so each
-    path is walked once, noting that entry edge (``first[e, y]``, -1 if it never enters
-    ``y``), and every honk of ``y`` re-traces only the affected paths, from ``y`` on."""
-    r = np.int64(0)
-    path = np.int64(0)
-    for e in range(4):
-        for y in range(NCELLS):
-            first[e, y] = -1
-        if links[x, e] != CENTRE:
-            continue
-        c = x
-        g = e
-        for _ in range(4 * NCELLS + 1):
-            t = exit_to[c, g]
-            c = t >> 2
-            if first[e, c] < 0:
-                first[e, c] = t & 3
-                path |= np.int64(1) << c
-            g = links[c, t & 3]
-            if g == CENTRE:
-                break
-        if c != x:
-            r |= np.int64(1) << c
-    cand = path & ~blocked & ~(np.int64(1) << x)
-    for y in range(NCELLS):
-        if (cand >> y) & 1 == 0:
-            continue
-        b0 = bits[y]
-        opts, count = _honk_options(b0, spare, has_spare and not building[y])
-        for i in range(count):
-            nb = (opts >> (7 * i)) & 15
-            _set_links(links, y, nb)
-            for e in range(4):
-                g = first[e, y]
-                if g >= 0:
-                    d = _enter(links, exit_to, y, g)
-                    if d >= 0 and d != x:
-                        r |= np.int64(1) << d
-        _set_links(links, y, b0)
-    return r
-
-
-@njit(cache=True)
-def _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first):
-    """``reach[x]`` = :func:`_reach_one` of every cell ``x``."""
-    for x in range(NCELLS):
-        reach[x] = _reach_one(links, bits, exit_to, blocked, building, spare, has_spare,
-                              first, x)
-
-
-@njit(cache=True)
-def _distances(reach, dist):
-    """Turns from every cell to every other (breadth-first over one-turn sets)."""
-    for s in range(NCELLS):
-        for y in range(NCELLS):
-            dist[s, y] = FAR
-        dist[s, s] = 0
-        seen = np.int64(1) << s
-        front = seen
-        for level in range(1, HORIZON + 1):
-            nxt = np.int64(0)
-            for x in range(NCELLS):
-                if (front >> x) & 1:
-                    nxt |= reach[x]
-            nxt &= ~seen
-            if nxt == 0:
-                break
-            for y in range(NCELLS):
-                if (nxt >> y) & 1:
-                    dist[s, y] = level
-            seen |= nxt
-            front = nxt
-
-
-@njit(cache=True)
-def _may_accept(held, nheld, energy, t):
-    """K7's limits: 1 energy, two orders, not two of one type, one passenger."""
-    if energy < 1 or nheld >= 2 or (held >> t) & 1:
-        return False
-    if t == IBU and (held >> BAPAK) & 1:
-        return False
-    if t == BAPAK and (held >> IBU) & 1:
-        return False
-    return True
-
-
-@njit(cache=True)
-def _nbits(v):
-    c = 0
-    while v:
-        c += v & 1
-        v >>= 1
-    return c
-
-
-@njit(cache=True)
-def _route(x, held, energy, stops, dist, addr, pay, stack, charger_at, sk, value):
-    """Best discounted worth of up to ``stops`` stops after this turn, from cell ``x``.
-
-    A depth-first search over the stops (deliver a held order, pick one up, charge),
-    written as a loop over an explicit stack (``sk``: int64 ``(5, ROUTE_STOPS + 1)``
-    rows cell, held bits, energy, turn, next option; ``value``: the worth so far)
-    because numba's cache cannot hold recursive functions (numba issue #6061)."""
-    best = 0.0
-    sk[0, 0] = x
-    sk[1, 0] = held
-    sk[2, 0] = energy
-    sk[3, 0] = 0
-    sk[4, 0] = 0
-    value[0] = 0.0
-    level = 0
-    while level >= 0:
-        o = sk[4, level]
-        if level == stops or o > 2 * NTYPES:
-            level -= 1
-            continue
-        sk[4, level] = o + 1
-        x = sk[0, level]
-        h = sk[1, level]
-        e = sk[2, level]
-        turn = sk[3, level]
-        if o < NTYPES:  # deliver held order o (and any other held for that address)
-            if (h >> o) & 1 == 0 or e < 1:
-                continue
-            c = addr[o]
-            gain = -1.0
-            left = h
-            for u in range(NTYPES):
-                if (h >> u) & 1 and addr[u] == c:
-                    gain += pay[u] + STAR_BONUS
-                    left &= ~(1 << u)
-            ne = e - 1
-        elif o < 2 * NTYPES:  # pick up an order of type t
-            t = o - NTYPES
-            c = stack[t]
-            if c < 0 or not _may_accept(h, _nbits(h), e, t):
-                continue
-            gain = -1.0
-            left = h | (1 << t)
-            ne = e - 1
-        else:  # charge
-            if e >= MAX_ENERGY:
-                continue
-            c = charger_at[x]
-            gain = float(MAX_ENERGY - e)
-            left = h
-            ne = MAX_ENERGY
-        d = dist[x, c]
-        if d == 0 or turn + d > MAX_ROUTE_TURNS:
-            continue
-        v = value[level] + DISCOUNT[turn + d] * gain
-        if v > best:
-            best = v
-        level += 1
-        value[level] = v
-        sk[0, level] = c
-        sk[1, level] = left
-        sk[2, level] = ne
-        sk[3, level] = turn + d
-        sk[4, level] = 0
-    return best
-
-
-@njit(cache=True)
-def _stop_value(x, kind, start, n, energy, bubbles, held, nstars, points, passengers,
-                others_here, opp_energy_here, opp_best, last_turn, dist, addr, pay, stack,
-                charger_at, stack_here, sk, value):
-    """Worth of ending this turn on cell ``x`` (``kind``: 0 pick-up, 1 charging,
-    2 building): what happens there plus the best route after it.
-
-    Returns (worth, accept): ``accept`` says whether the order there would be taken."""
-    gain = 0.0
-    e = energy
-    b = bubbles
-    if others_here > 0:  # chat: +1 energy, a bubble; each competitor there +1 energy
-        if e < MAX_ENERGY:
-            e += 1
-            gain += 1.0
-        if b < MAX_BUBBLES:
-            gain += BUBBLE_BONUS[b + 1] - BUBBLE_BONUS[b]
-            b += 1
-        gain -= opp_energy_here / (n - 1)
-    if kind == 1:
-        gain += MAX_ENERGY - e
-        e = MAX_ENERGY
-    stars = 0
-    pts = 0.0
-    h = held
-    if kind == 2 and x != start and e >= 1:
-        for t in range(NTYPES):
-            if (held >> t) & 1 and addr[t] == x:
-                stars += 1
-                pts += pay[t]
-                h &= ~(1 << t)
-                if t == IBU or t == BAPAK:
-                    passengers += 1
-        if stars > 0:
-            e -= 1
-            gain += pts + STAR_BONUS * stars - 1.0
-    if last_turn or nstars + stars >= END_STARS:
-        # the game ends after this round: only the final score counts
-        final = points + pts + e + BUBBLE_BONUS[b]
-        worth = gain - STAR_BONUS * stars + 0.01 * passengers
-        if not last_turn:
-            if final > opp_best:
-                worth += END_BONUS
-            elif final < opp_best:
-                worth -= END_BONUS
-        return worth, False
-    best = _route(x, h, e, ROUTE_STOPS, dist, addr, pay, stack, charger_at, sk, value)
-    accept = False
-    if kind == 0 and stack_here >= 0 and _may_accept(h, _nbits(h), e, stack_here):
-        v = -1.0 + _route(x, h | (1 << stack_here), e - 1, ROUTE_STOPS, dist, addr, pay,
-                          stack, charger_at, sk, value)
-        if v > best:
-            best = v
-            accept = True
-    return gain + best, accept
+# Every action number below comes from the game's action layout (``layout.py``); the
+# observation is read in ``greedy_observe.py``.
 
 
 @njit(cache=True)
@@ -477,138 +119,125 @@ def _decide(ob, mask, cfg, exit_to):
     ``cfg`` gives the player count and the observation's offsets)."""
     n = cfg.num_players
     P = cfg.ob_players
-    phase = 0
-    for k in range(NPHASES):
-        if ob[cfg.ob_phase + k] > 0.5:
-            phase = k
+    phase = _read_phase(ob, cfg.ob_phase)
     if phase == DELIVER:  # always deliver (stars, never worth keeping an order)
-        for t in range(NTYPES):
-            if mask[A_DELIVER + t]:
-                return A_DELIVER + t
-        return A_DECLINE
+        return _deliver_action(mask)
     last_turn = ob[cfg.ob_end_triggered] > 0.5
-    # the board
-    bits = np.zeros(NCELLS, np.int64)
-    kind = np.zeros(NCELLS, np.int64)
-    building = np.zeros(NCELLS, np.bool_)
-    links = np.zeros((NCELLS, 4), np.int64)
-    stack_type = np.full(NCELLS, -1, np.int64)
-    others = np.zeros(NCELLS, np.int64)
-    opp_energy = np.zeros(NCELLS, np.float64)
-    blocked = np.int64(0)
-    for x in range(NCELLS):
-        o = cfg.ob_cells + x * CELL_F
-        v = _bits4(ob, o + CELL_ENDS)
-        bits[x] = v
-        _set_links(links, x, v)
-        if ob[o + CELL_CHARGING] > 0.5:
-            kind[x] = 1
-        elif ob[o + CELL_BUILDING] > 0.5:
-            kind[x] = 2
-            building[x] = True
-        if ob[o + CELL_STACK] > 0.5 or ob[o + CELL_MARKER] > 0.5 or ob[o + CELL_ME] > 0.5 \
-                or ob[o + CELL_OTHERS] > 0.5:
-            blocked |= np.int64(1) << x
-        others[x] = np.int64(ob[o + CELL_OTHERS] + 0.5)
-    # players: me first (C4)
-    me = _cell_of(ob, P + PL_ROW, P + PL_COL)
-    energy = int(ob[P + PL_ENERGY] + 0.5)
-    bubbles = int(ob[P + PL_BUBBLES] + 0.5)
-    nstars = int(ob[P + PL_STARS] + 0.5)
-    points = ob[P + PL_POINTS]
-    passengers = int(ob[P + PL_PASSENGERS] + 0.5)
-    held = 0
-    for t in range(NTYPES):
-        if ob[P + PL_HOLDS + t] > 0.5:
-            held |= 1 << t
-    spare = _bits4(ob, P + PL_SPARE_ENDS)
+    bits, kind, building, links, others, blocked = _read_cells(ob, cfg.ob_cells)
+    me, energy, bubbles, nstars, points, passengers, held, spare = _read_me(ob, P)  # C4
     has_spare = spare != 0
-    opp_pos = np.zeros(n, np.int64)
-    opp_best = -1.0
-    for j in range(1, n):
-        o = P + PLAYER_F * j
-        q = _cell_of(ob, o + PL_ROW, o + PL_COL)
-        opp_pos[j] = q
-        en = ob[o + PL_ENERGY]
-        if en < MAX_ENERGY - 0.5:
-            opp_energy[q] += 1.0
-        final = ob[o + PL_POINTS] + en + BUBBLE_BONUS[int(ob[o + PL_BUBBLES] + 0.5)]
-        if final > opp_best:
-            opp_best = final
-    # orders: current address, what a delivery pays, where the stacks lie
-    addr = np.zeros(NTYPES, np.int64)
-    pay = np.zeros(NTYPES, np.float64)
-    stack = np.full(NTYPES, -1, np.int64)
-    for t in range(NTYPES):
-        o = cfg.ob_types + TYPE_F * t
-        pay[t] = ob[o + TY_PAYS]
-        addr[t] = _cell_of(ob, o + TY_ADDR_ROW, o + TY_ADDR_COL)
-        if ob[o + TY_STACK_N] > 0.5:
-            c = _cell_of(ob, o + TY_STACK_ROW, o + TY_STACK_COL)
-            stack[t] = c
-            stack_type[c] = t
-    # distances in turns
-    reach = np.zeros(NCELLS, np.int64)
-    first = np.zeros((4, NCELLS), np.int64)
-    _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first)
-    dist = np.zeros((NCELLS, NCELLS), np.int64)
-    _distances(reach, dist)
+    opp_pos, opp_energy, opp_best = _read_opponents(ob, P, n)
+    addr, pay, stack, stack_type = _read_orders(ob, cfg.ob_types)
+    dist, first = _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare)
     sk = np.zeros((5, ROUTE_STOPS + 1), np.int64)
     value = np.zeros(ROUTE_STOPS + 1, np.float64)
-    charger_dist = np.full(NCELLS, FAR + 1, np.int64)
-    charger_at = np.zeros(NCELLS, np.int64)
-    for x in range(NCELLS):
-        for c in range(NCELLS):
-            if kind[c] == 1 and c != x and dist[x, c] < charger_dist[x]:
-                charger_dist[x] = dist[x, c]
-                charger_at[x] = c
+    charger_at = _nearest_chargers(kind, dist)
+    mine = (energy, bubbles, held, nstars, points, passengers)
+    plan = (dist, addr, pay, stack, charger_at, sk, value)
 
     if phase == PLACE:  # the rest of the stack: where competitors need longest
         return A_CELL + _stack_place(mask, n, opp_pos, dist)
 
     if phase == ACCEPT:
-        t = stack_type[me]
-        _, acc = _stop_value(me, kind[me], -1, n, energy, bubbles, held, nstars, points,
-                             passengers, 0, 0.0, opp_best, last_turn, dist, addr, pay,
-                             stack, charger_at, t, sk, value)
+        _, acc = _stop_value(me, kind[me], -1, n, mine, 0, 0.0, stack_type[me], opp_best,
+                             last_turn, plan)
         return A_ACCEPT if acc else A_DECLINE
 
     # honk, drive or a double-6 pick: the worth of ending the turn on each cell
-    start = me
+    ctx = (n, me, mine, others, opp_energy, stack_type, opp_best, last_turn, plan)
+    worth = _cell_worths(kind, ctx)
+    top = _first_best(worth)
+    if phase == DETOUR_PICK:
+        return A_CELL + top
+    best_a, best_v = _best_drive(mask, links, exit_to, me, worth, top)
+    if phase != HONK:
+        return best_a
+    spare_kind = 1 if ob[P + PL_SPARE_CHARGING] > 0.5 else 0
+    best_a = _best_honk(mask, links, bits, exit_to, building, blocked, me, spare, has_spare,
+                        spare_kind, worth, best_a, best_v, ctx)
+    if best_a < A_DRIVE or best_a == A_DETOUR:
+        return best_a
+    # no honk needed for my drive: spend it to keep the next player from a delivery
+    return _block_next(ob, mask, P + PLAYER_F, exit_to, links, bits, building, blocked, addr,
+                       me, spare, best_a - A_DRIVE, first)
+
+
+@njit(cache=True)
+def _deliver_action(mask):
+    """The first delivery the mask allows (declining only when there is none)."""
+    for t in range(NTYPES):
+        if mask[A_DELIVER + t]:
+            return A_DELIVER + t
+    return A_DECLINE
+
+
+@njit(cache=True)
+def _worth_at(x, kind_x, ctx):
+    """:func:`~trafficenvs.jakarta_traffic.greedy_route._stop_value` of ending the turn
+    on ``x`` as a tile of kind ``kind_x``; ``ctx`` = ``(n, start, mine, others,
+    opp_energy, stack_type, opp_best, last_turn, plan)`` (per-cell arrays indexed here)."""
+    n, start, mine, others, opp_energy, stack_type, opp_best, last_turn, plan = ctx
+    w, _ = _stop_value(x, kind_x, start, n, mine, others[x], opp_energy[x], stack_type[x],
+                       opp_best, last_turn, plan)
+    return w
+
+
+@njit(cache=True)
+def _cell_worths(kind, ctx):
+    """The worth of ending the turn on each cell as it lies (:func:`_worth_at`)."""
     worth = np.zeros(NCELLS, np.float64)
     for x in range(NCELLS):
-        w, _ = _stop_value(x, kind[x], start, n, energy, bubbles, held, nstars, points,
-                           passengers, others[x], opp_energy[x], opp_best, last_turn, dist,
-                           addr, pay, stack, charger_at, stack_type[x], sk, value)
-        worth[x] = w
+        worth[x] = _worth_at(x, kind[x], ctx)
+    return worth
+
+
+@njit(cache=True)
+def _first_best(worth):
+    """The first cell of the highest worth."""
     top = 0
     for x in range(1, NCELLS):
         if worth[x] > worth[top]:
             top = x
-    if phase == DETOUR_PICK:
-        return A_CELL + top
-    # detour: column die, row die; a 6 copies the other; a double 6 picks the best
+    return top
+
+
+@njit(cache=True)
+def _detour_worth(worth, top):
+    """A detour's expected worth: column die, row die; a 6 copies the other (a diagonal
+    cell 3/36, any other 1/36); a double 6 picks the best cell ``top`` (1/36)."""
     detour = worth[top] / 36.0
     for x in range(NCELLS):
         r = x // SIDE
         c = x % SIDE
         detour += worth[x] * (3.0 if r == c else 1.0) / 36.0
+    return detour
+
+
+@njit(cache=True)
+def _best_drive(mask, links, exit_to, me, worth, top):
+    """The best of a detour and the drives the mask allows, without a honk:
+    ``(action, worth)``, the detour unless a drive is strictly better."""
     best_a = A_DETOUR
-    best_v = detour
+    best_v = _detour_worth(worth, top)
     for e in range(4):
         if mask[A_DRIVE + e]:
             d = _trace(links, exit_to, me, e)
             if d >= 0 and worth[d] > best_v:
                 best_v = worth[d]
                 best_a = A_DRIVE + e
-    if phase != HONK:
-        return best_a
-    # a honk on a tile of my own paths, then the best drive after it
+    return best_a, best_v
+
+
+@njit(cache=True)
+def _best_honk(mask, links, bits, exit_to, building, blocked, me, spare, has_spare, spare_kind,
+               worth, best_a, best_v, ctx):
+    """``best_a`` (worth ``best_v``), or the first honk on a tile of my own paths whose
+    best drive after it (:func:`_drive_after_honk`) is strictly better. ``links`` is left
+    as it was."""
     path = np.int64(0)
     for e in range(4):
         path |= _trace_cells(links, exit_to, me, e)
     cand = path & ~blocked & ~(np.int64(1) << me)
-    spare_kind = 1 if ob[P + PL_SPARE_CHARGING] > 0.5 else 0
     for y in range(NCELLS):
         if (cand >> y) & 1 == 0:
             continue
@@ -621,25 +250,30 @@ def _decide(ob, mask, cfg, exit_to):
             if not mask[a]:
                 continue
             _set_links(links, y, nb)
-            for e in range(4):
-                d = _trace(links, exit_to, me, e)
-                if d < 0 or d == start:
-                    continue
-                v = worth[d]
-                if d == y and o >= 3:  # the swapped-in tile is a different kind
-                    v, _ = _stop_value(d, spare_kind, start, n, energy, bubbles, held, nstars,
-                                       points, passengers, others[d], opp_energy[d],
-                                       opp_best, last_turn, dist, addr, pay, stack,
-                                       charger_at, stack_type[d], sk, value)
-                if v > best_v:
-                    best_v = v
-                    best_a = a
+            v = _drive_after_honk(links, exit_to, me, y, o, worth, spare_kind, ctx)
+            if v > best_v:
+                best_v = v
+                best_a = a
             _set_links(links, y, b0)
-    if best_a < A_DRIVE or best_a == A_DETOUR:
-        return best_a
-    # no honk needed for my drive: spend it to keep the next player from a delivery
-    return _block_next(ob, mask, P + PLAYER_F, exit_to, links, bits, building, blocked, addr,
-                       me, spare, best_a - A_DRIVE, first)
+    return best_a
+
+
+@njit(cache=True)
+def _drive_after_honk(links, exit_to, me, y, o, worth, spare_kind, ctx):
+    """The best worth of a drive from ``me`` once tile ``y`` is honked by option ``o``
+    (``links`` already changed; -inf if no drive leaves the turn's start): a cell's
+    worth as it lies, but the swapped-in spare (of kind ``spare_kind``) revalued."""
+    best = -np.inf
+    for e in range(4):
+        d = _trace(links, exit_to, me, e)
+        if d < 0 or d == me:
+            continue
+        v = worth[d]
+        if d == y and o >= 3:  # the swapped-in tile is a different kind
+            v = _worth_at(d, spare_kind, ctx)
+        if v > best:
+            best = v
+    return best
 
 
 @njit(cache=True)

@@ -1,0 +1,354 @@
+"""Jakarta Traffic's state dicts: a record to a plain JSON-able dict and back.
+
+The format is documented on the rules page (docs/rules/jakarta_traffic.md, "State
+dict"). :class:`~trafficenvs.jakarta_traffic.game.JakartaTrafficGame`'s ``to_dict``
+and ``from_dict`` delegate here; reading refuses anything the rules do not allow
+(``StateDictError``, a ValueError, naming the offending path).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from trafficenvs.core.statedict import (
+    StateDictError,
+    StateReader,
+    fail,
+    read_dict,
+    read_int,
+    read_int_list,
+    read_list,
+)
+from trafficenvs.jakarta_traffic import kernels as K
+from trafficenvs.jakarta_traffic.tiles import Tile
+
+if TYPE_CHECKING:
+    from trafficenvs.jakarta_traffic.game import JakartaTrafficGame
+
+STATE_KEYS = {
+    "game", "num_players", "round", "to_move", "phase", "over", "end_triggered", "moves",
+    "rng", "forced_dice", "last_dice", "turn_start", "pending", "board", "spares", "mopeds",
+    "players", "stacks", "marker", "order_board",
+}
+OPTIONAL_KEYS = {"moves", "rng", "forced_dice", "last_dice", "over", "end_triggered",
+                 "pending", "turn_start"}
+PLAYER_KEYS = {"energy", "bubbles", "orders", "stars", "delivered"}
+
+
+def _bad(path: str, why: str) -> StateDictError:
+    """The error for a value of the right type that breaks a rule: ``state dict: <path>: <why>``."""
+    return StateDictError(f"state dict: {path}: {why}")
+
+
+# -- writing ------------------------------------------------------------------
+def _cell(x: int) -> list[int] | None:
+    """``[row, col]`` of cell ``x`` (None for -1: nowhere)."""
+    return None if x < 0 else list(divmod(int(x), K.SIDE))
+
+
+def state_to_dict(game: JakartaTrafficGame, rec: np.void) -> dict[str, Any]:
+    """The whole game as a plain JSON-able dict (documented on the rules page)."""
+    n = game.num_players
+    return {
+        "game": game.name,
+        "num_players": n,
+        "round": int(rec["round"]),
+        "to_move": int(rec["cur"]),
+        "phase": K.PHASES[rec["phase"]],
+        "over": bool(rec["over"]),
+        "end_triggered": bool(rec["trigger"]),
+        "moves": int(rec["moves"]),
+        "rng": game.rng_to_dict(rec),
+        "forced_dice": [int(d) for d in rec["forced"][: rec["forced_n"]]],
+        "last_dice": [int(rec["dice"][0]), int(rec["dice"][1])],
+        "turn_start": _cell(rec["start"]),
+        "pending": None if rec["pending"] < 0 else K.TYPES[rec["pending"]],
+        "board": _board_to_list(game, rec),
+        "spares": [game.tile_spec(rec["spare"][p]) for p in range(n)],
+        "mopeds": [_cell(rec["pos"][p]) for p in range(n)],
+        "players": [_player_to_dict(rec, p) for p in range(n)],
+        "stacks": _stacks_to_dict(rec),
+        "marker": _cell(rec["marker"]),
+        "order_board": _order_board_to_dict(rec),
+    }
+
+
+def _board_to_list(game: JakartaTrafficGame, rec: np.void) -> list[list[str]]:
+    """The board by rows: ``"<kind> <pattern> <rotation>[ <address>]"`` per cell."""
+    board = []
+    for r in range(K.SIDE):
+        row = []
+        for c in range(K.SIDE):
+            x = r * K.SIDE + c
+            tile = game.tiles.tiles[rec["cell_tile"][x]]
+            s = f"{K.KINDS[tile.kind]} {game.tiles.patterns[tile.pattern].name}"
+            s += f" {int(rec['cell_rot'][x])}"
+            if tile.address >= 0:
+                s += f" {K.ADDRESSES[tile.address]}"
+            row.append(s)
+        board.append(row)
+    return board
+
+
+def _player_to_dict(rec: np.void, p: int) -> dict[str, Any]:
+    """Player ``p``'s energy, bubbles, orders held, stars (highest first), deliveries."""
+    stars: list[int] = []
+    for s in range(K.NSLOTS):
+        stars += [int(K.STAR_VALUES[s])] * int(rec["stars"][p, s])
+    delivered: list[str] = []
+    for t in range(K.NTYPES):
+        delivered += [K.TYPES[t]] * int(rec["delivered"][p, t])
+    return {
+        "energy": int(rec["energy"][p]),
+        "bubbles": int(rec["bubbles"][p]),
+        "orders": [K.TYPES[t] for t in range(K.NTYPES) if rec["held"][p, t]],
+        "stars": sorted(stars, reverse=True),
+        "delivered": delivered,
+    }
+
+
+def _stacks_to_dict(rec: np.void) -> dict[str, dict[str, Any]]:
+    """Per order type its stack's cell (None when empty) and count."""
+    return {
+        K.TYPES[t]: {
+            "at": _cell(rec["stack_cell"][t]) if rec["stack_n"][t] > 0 else None,
+            "count": int(rec["stack_n"][t]),
+        }
+        for t in range(K.NTYPES)
+    }
+
+
+def _order_board_to_dict(rec: np.void) -> dict[str, list[Any]]:
+    """The order board (K8): orders and addresses in slot order, stars left per pile."""
+    return {
+        "orders": [K.TYPES[t] for t in rec["ord_slot"]],
+        "addresses": [K.ADDRESSES[a] for a in rec["addr_slot"]],
+        "star_piles": [int(s) for s in rec["star_left"]],
+    }
+
+
+# -- reading ------------------------------------------------------------------
+def state_from_dict(game: JakartaTrafficGame, state: dict[str, Any]) -> np.ndarray:
+    """The 1-element record array of a state dict (:func:`state_to_dict`'s format;
+    ``StateDictError`` on anything the rules do not allow)."""
+    st = game.state_reader(state, STATE_KEYS, OPTIONAL_KEYS)
+    n = game.num_players
+    recs = game.new_records(1)
+    r = recs[0]
+    game.load_rng(r, state)
+    r["moves"] = st.int("moves", 0, 2**31 - 1, default=0)
+    r["round"] = st.int("round", 0, 2**31 - 1)
+    r["cur"] = cur = st.int("to_move", 0, n - 1)
+    r["phase"] = phase = K.PHASES.index(st.choice("phase", K.PHASES))
+    r["over"] = over = st.bool("over", default=False)
+    r["trigger"] = st.bool("end_triggered", default=False)
+    if over and (phase != K.HONK or cur != 0 or not r["trigger"]):
+        raise _bad("over", "a finished game has phase 'honk', to_move 0 and end_triggered")
+    forced = st.list("forced_dice", default=[], max_length=K.MAX_FORCED)
+    for i, d in enumerate(forced):
+        r["forced"][i] = read_int(d, f"forced_dice[{i}]", 1, 6, what="a forced die")
+    r["forced_n"] = len(forced)
+    r["dice"][:] = st.int_list("last_dice", 0, 6, length=2, default=[0, 0])
+    kinds = _load_board(game, r, st)
+    stars, order_total = _load_players(game, r, st)
+    _load_stacks(game, r, st, kinds, order_total)
+    _load_order_board(game, r, st, stars)
+    if bool(r["trigger"]) != bool((r["nstars"][:n] >= K.END_STARS).any()):
+        raise _bad("end_triggered", "true exactly when a player holds 4 or more stars")
+    marker = st.raw("marker")
+    r["marker"] = -1 if marker is None else _at(marker, "marker")
+    start = st.raw("turn_start", None)
+    r["start"] = r["pos"][cur] if start is None else _at(start, "turn_start")
+    if phase == K.HONK and r["start"] != r["pos"][cur]:
+        raise _bad("turn_start", "before driving, turn_start is the mover's own tile")
+    pend = st.raw("pending", None)
+    r["pending"] = -1 if pend is None else _index(pend, K.TYPES, "pending")
+    K.refresh(r, game.cfg[0])
+    _check_phase(game, r)
+    if over:
+        K.finish(r, game.cfg[0])  # winners from the final position
+        r["reward"][:] = 0
+    return recs
+
+
+def _at(v: Any, path: str) -> int:
+    """The cell of a ``[row, col]`` pair (0-4 each)."""
+    row, col = read_int_list(v, path, 0, K.SIDE - 1, length=2)
+    return row * K.SIDE + col
+
+
+def _index(v: Any, names: tuple[str, ...], path: str) -> int:
+    """The index of the name ``v`` in ``names``."""
+    if not isinstance(v, str) or v not in names:
+        raise _bad(path, f"{v!r} is not one of {names}")
+    return names.index(v)
+
+
+def _tile(game: JakartaTrafficGame, spec: Any, path: str) -> Tile:
+    """The tile of ``"<kind> <pattern>[ <address>]"`` (the tile set's own errors)."""
+    try:
+        return game.tiles.parse_spec(spec)
+    except ValueError as e:
+        raise _bad(path, str(e)) from None
+
+
+def _load_board(game: JakartaTrafficGame, r: np.void, st: StateReader) -> list[int]:
+    """Board cells and spare tiles, each taken out of the tile set (K2); the cell kinds."""
+    board = st.list("board", K.SIDE)
+    pool: dict[Tile, list[int]] = {}
+    for i, t in enumerate(game.tiles.tiles):
+        pool.setdefault(t, []).append(i)
+
+    def take(tile: Tile, path: str) -> int:
+        if not pool.get(tile):
+            raise _bad(path, f"the tile set has no more {tile.spec(game.tiles)!r}")
+        return pool[tile].pop(0)
+
+    for row, cells in enumerate(board):
+        for col, spec in enumerate(read_list(cells, f"board[{row}]", K.SIDE)):
+            path = f"board[{row}][{col}]"
+            parts = spec.split(" ", 3) if isinstance(spec, str) else []
+            if len(parts) < 3 or parts[2] not in ("0", "1", "2", "3"):
+                raise fail(path, "a cell '<kind> <pattern> <rotation 0-3>[ <address>]'", spec)
+            x = row * K.SIDE + col
+            r["cell_tile"][x] = take(_tile(game, " ".join(parts[:2] + parts[3:]), path), path)
+            r["cell_rot"][x] = int(parts[2])
+    kinds = [game.tiles.tiles[i].kind for i in r["cell_tile"]]
+    if kinds.count(K.BUILDING) != K.SIDE:
+        raise _bad("board", "the board holds all five buildings (they are never swapped)")
+    r["spare"][:] = 255
+    for p, spec in enumerate(st.list("spares", game.num_players)):
+        tile = _tile(game, spec, f"spares[{p}]")
+        if tile.kind == K.BUILDING:
+            raise _bad(f"spares[{p}]", "a building is never a spare tile")
+        r["spare"][p] = take(tile, f"spares[{p}]")
+    for x in range(K.NCELLS):
+        t = game.tiles.tiles[r["cell_tile"][x]]
+        if t.kind == K.BUILDING:
+            r["addr_cell"][t.address] = x
+    return kinds
+
+
+def _load_players(game: JakartaTrafficGame, r: np.void,
+                  st: StateReader) -> tuple[list[list[int]], Counter]:
+    """Mopeds, energy, bubbles, orders held and delivered, stars; the star values held
+    per player and the order tokens counted so far per type."""
+    n = game.num_players
+    r["pos"][:] = -1
+    for p, m in enumerate(st.list("mopeds", n)):
+        r["pos"][p] = _at(m, f"mopeds[{p}]")
+    stars, order_total = [], Counter()
+    for p, pl in enumerate(st.list("players", n)):
+        path = f"players[{p}]"
+        pl = read_dict(pl, path, PLAYER_KEYS)
+        r["energy"][p] = read_int(pl["energy"], f"{path}.energy", 0, K.MAX_ENERGY)
+        r["bubbles"][p] = read_int(pl["bubbles"], f"{path}.bubbles", 0, K.MAX_BUBBLES)
+        orders = [_index(o, K.TYPES, f"{path}.orders[{i}]")
+                  for i, o in enumerate(read_list(pl["orders"], f"{path}.orders"))]
+        if len(orders) > 2 or len(set(orders)) != len(orders):
+            raise _bad(f"{path}.orders", "at most two orders, not two of one type (K7)")
+        if K.IBU in orders and K.BAPAK in orders:
+            raise _bad(f"{path}.orders", "at most one passenger at a time (K7)")
+        for t in orders:
+            r["held"][p, t] = 1
+            order_total[t] += 1
+        r["nheld"][p] = len(orders)
+        for i, o in enumerate(read_list(pl["delivered"], f"{path}.delivered")):
+            t = _index(o, K.TYPES, f"{path}.delivered[{i}]")
+            r["delivered"][p, t] += 1
+            order_total[t] += 1
+        r["passengers"][p] = int(r["delivered"][p, K.IBU]) + int(r["delivered"][p, K.BAPAK])
+        mine = read_int_list(pl["stars"], f"{path}.stars")
+        for i, v in enumerate(mine):
+            if v not in K.STAR_VALUES:
+                raise _bad(f"{path}.stars[{i}]", f"no star is worth {v!r}")
+        r["nstars"][p] = len(mine)
+        r["points"][p] = sum(mine)
+        stars.append(mine)
+    return stars, order_total
+
+
+def _load_stacks(game: JakartaTrafficGame, r: np.void, st: StateReader, kinds: list[int],
+                 order_total: Counter) -> None:
+    """Order stacks; players + 1 tokens per type over stacks, phones, deliveries (K4, K7)."""
+    n = game.num_players
+    stacks = st.dict("stacks", K.TYPES)
+    r["stack_cell"][:] = -1
+    for t, name in enumerate(K.TYPES):
+        path = f"stacks.{name}"
+        stack = read_dict(stacks[name], path, ("at", "count"))
+        r["stack_n"][t] = cnt = read_int(stack["count"], f"{path}.count", 0, n + 1)
+        if cnt == 0:
+            if stack["at"] is not None:
+                raise fail(f"{path}.at", "None: an empty stack lies nowhere", stack["at"])
+            continue
+        x = _at(stack["at"], f"{path}.at")
+        if kinds[x] != K.PICKUP:
+            raise _bad(f"{path}.at", "orders lie only on pick-up tiles")
+        if x in r["stack_cell"]:
+            raise _bad(f"{path}.at", "two stacks on one tile")
+        r["stack_cell"][t] = x
+        order_total[t] += cnt
+    for t, name in enumerate(K.TYPES):
+        if order_total[t] != n + 1:
+            raise _bad(f"stacks.{name}", f"{name} orders are not conserved: {order_total[t]} "
+                       f"in stacks, phones and delivered, {n + 1} in the game")
+
+
+def _load_order_board(game: JakartaTrafficGame, r: np.void, st: StateReader,
+                      stars: list[list[int]]) -> None:
+    """The order board (K8) and the star tokens: equal stars are interchangeable, so each
+    pile's gap is filled in slot order."""
+    ob = st.dict("order_board", ("orders", "addresses", "star_piles"))
+    ords = [_index(o, K.TYPES, f"order_board.orders[{i}]")
+            for i, o in enumerate(read_list(ob["orders"], "order_board.orders"))]
+    addrs = [_index(a, K.ADDRESSES, f"order_board.addresses[{i}]")
+             for i, a in enumerate(read_list(ob["addresses"], "order_board.addresses"))]
+    if sorted(ords) != list(range(K.NTYPES)) or sorted(addrs) != list(range(K.NADDR)):
+        raise _bad("order_board", "each order type and each address exactly once")
+    r["ord_slot"][:] = ords
+    r["addr_slot"][:] = addrs
+    r["star_left"][:] = read_int_list(ob["star_piles"], "order_board.star_piles", 0,
+                                      K.STARS_PER_SLOT, length=K.NSLOTS)
+    for v in dict.fromkeys(int(v) for v in K.STAR_VALUES):  # 7, 5, 4, 3
+        slots = [s for s in range(K.NSLOTS) if K.STAR_VALUES[s] == v]
+        out = sum(mine.count(v) for mine in stars)
+        left = sum(int(r["star_left"][s]) for s in slots)
+        if out + left != K.STARS_PER_SLOT * len(slots):
+            raise _bad("order_board.star_piles", f"{v}-point stars are not conserved: "
+                       f"{out} taken, {left} left")
+        gaps = [K.STARS_PER_SLOT - int(r["star_left"][s]) for s in slots]
+        k = 0
+        for p, mine in enumerate(stars):
+            for _ in range(mine.count(v)):
+                while gaps[k] == 0:
+                    k += 1
+                gaps[k] -= 1
+                r["stars"][p, slots[k]] += 1
+
+
+def _check_phase(game: JakartaTrafficGame, r: np.void) -> None:
+    """A decision point must be one the rules can reach."""
+    c = game.cfg[0]
+    p = int(r["cur"])
+    x = int(r["pos"][p])
+    phase = int(r["phase"])
+    t = int(r["pending"])
+    if phase in (K.ACCEPT, K.PLACE) and t < 0:
+        raise _bad("pending", f"phase {K.PHASES[phase]!r} needs the pending order type")
+    if phase not in (K.ACCEPT, K.PLACE) and t >= 0:
+        raise _bad("pending", "only set while accepting or placing a stack")
+    if phase == K.ACCEPT:
+        if K.stack_at(r, x) != t or not K.can_accept(r, p, t):
+            raise _bad("phase", "accept: the mover must stand on that stack and may accept it")
+    elif phase == K.PLACE:
+        if K.stack_at(r, x) != t or not r["held"][p, t]:
+            raise _bad("phase", "place_stack: the mover stands on the stack of an order held")
+    elif phase == K.DELIVER:
+        if x == r["start"] or r["energy"][p] < 1 or K.deliverable(r, c, p, x) == 0:
+            raise _bad("phase", "deliver: the mover must be able to deliver on this tile")
+    elif phase == K.DETOUR_PICK and (r["dice"][0], r["dice"][1]) != (6, 6):
+        raise _bad("phase", "detour_pick follows a double 6 (last_dice [6, 6])")
