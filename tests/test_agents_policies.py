@@ -90,3 +90,15 @@ def test_a_policy_plays_the_aec_env_as_a_batch_of_one():
         env.step(act_aec(me, env))
         steps += 1
     assert steps == 36 + 3  # every move, then each agent's final (None) step
+
+
+@pytest.mark.parametrize("game", ["traffic_jam", "jamming_traffic", "jakarta_traffic"])
+def test_a_greedy_player_refuses_rows_of_the_wrong_width_before_compiled_code(game):
+    g = make_game(game, num_players=2)
+    me = make_greedy(g)
+    with pytest.raises(ValueError, match="observation must be"):
+        me.act(np.zeros((2, g.obs_dim - 1), np.float32), np.ones((2, g.num_actions), bool),
+               np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="action_mask"):
+        me.act(np.zeros((2, g.obs_dim), np.float32), np.ones((3, g.num_actions), bool),
+               np.zeros(2, np.int64))

@@ -93,10 +93,6 @@ class Game(abc.ABC):
         return StateReader(state, game=self.name, num_players=self.num_players, keys=keys,
                            optional=optional)
 
-    def check_state_header(self, state: Any, keys: set[str], optional: set[str]) -> None:
-        """:meth:`state_reader`'s checks alone."""
-        self.state_reader(state, keys, optional)
-
     @staticmethod
     def rng_to_dict(rec: np.void) -> dict[str, int]:
         """The record's generator as ``{"key": int, "counter": int}`` (C1)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -198,12 +198,3 @@ def check_doc(layout: Layout, path: Path | str, key: str) -> None:
     assert got.strip() == want.strip(), (
         f"{path}: the {key} table differs from the layout; run `python -m trafficenvs.docs`"
     )
-
-
-@dataclass(frozen=True)
-class Layouts:
-    """A configuration's observation and action layouts, as the rules page shows them."""
-
-    observation: Layout
-    action: Layout
-    extra: dict[str, Layout] = field(default_factory=dict)

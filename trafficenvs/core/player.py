@@ -37,6 +37,14 @@ class GreedyPlayer(ABC):
     ) -> np.ndarray:
         obs = np.ascontiguousarray(observation, np.float32)
         mask = np.ascontiguousarray(action_mask, np.bool_)
+        g = self.game
+        if obs.ndim != 2 or obs.shape[1] != g.obs_dim or mask.shape != (obs.shape[0],
+                                                                         g.num_actions):
+            # the compiled loops read fields at layout offsets: a short row would be
+            # read past its end
+            raise ValueError(f"{self.name}: observation must be (B, {g.obs_dim}) and "
+                             f"action_mask (B, {g.num_actions}), got {obs.shape} and "
+                             f"{mask.shape}")
         out = np.zeros(obs.shape[0], np.int64)
         if len(out):
             self._act(obs, mask, out)

@@ -69,7 +69,10 @@ class GameSpec:
         return f"{self.name}-v{self.version}"
 
     def load(self) -> type[Game]:
-        """Import the game (registering its kernels) and return its ``Game`` class."""
+        """Import the game (registering its kernels, once) and return its ``Game`` class."""
+        cls = _LOADED.get(self.name)
+        if cls is not None:
+            return cls
         from trafficenvs._numba_cache import package_cache
         from trafficenvs.core.verbs import register_module
 
@@ -77,6 +80,7 @@ class GameSpec:
             kernels = _resolve(self.kernels)
             register_module(kernels)
             cls = _resolve(self.game)
+        _LOADED[self.name] = cls
         return cls
 
     def greedy_class(self) -> Callable[..., Any] | None:
@@ -90,6 +94,8 @@ class GameSpec:
 
 
 _SPECS: dict[str, GameSpec] = {}
+#: the Game class of every spec loaded so far (``make_game`` loads on every call)
+_LOADED: dict[str, type] = {}
 _PKG = Path(__file__).resolve().parent.parent
 
 

@@ -132,9 +132,6 @@ class StateReader:
             raise StateDictError(f"state dict: num_players: state has {state['num_players']} "
                                  f"players, this env {num_players}")
 
-    def has(self, key: str) -> bool:
-        return key in self.state
-
     def raw(self, key: str, default: Any = _MISSING) -> Any:
         """The value of ``key`` as given (``default`` if it is absent)."""
         if key in self.state:
