@@ -38,6 +38,9 @@ from trafficenvs.agents import make_greedy
 from trafficenvs.core import driver
 
 DATA = Path(__file__).resolve().parent / "data" / "play_digests.json"
+#: the ``--play-only`` digests (small size) of the last v0 code: the v1 observations
+#: changed what a game shows, not how it plays
+PLAY_ONLY = DATA.parent / "play_only_digests.json"
 
 #: (env id, options) per configuration; maps given by name or random_map(...) spec
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -81,8 +84,13 @@ def _fields(recs: np.ndarray) -> bytes:
     return b"".join(np.ascontiguousarray(recs[f]).tobytes() for f in recs.dtype.names)
 
 
-def digest(name: str, size: str = "small") -> tuple[str, int]:
-    """The digest of configuration ``name`` and the row-steps it covered."""
+def digest(name: str, size: str = "small", play_only: bool = False) -> tuple[str, int]:
+    """The digest of configuration ``name`` and the row-steps it covered.
+
+    ``play_only`` hashes only what does not depend on the observation encoding or the
+    record's layout: masks, players to move, rewards, end flags and the greedy
+    player's choices (for a change of observations that must not change play).
+    """
     env_id, options = CONFIGS[name]
     n, steps = SIZES[size]
     venv = trafficenvs.make_vec(env_id, num_envs=n, max_cycles=300, **_options(options))
@@ -95,14 +103,15 @@ def digest(name: str, size: str = "small") -> tuple[str, int]:
     rng = np.random.default_rng(5)
     seats = np.zeros(n, np.int64)
     for t in range(steps):
-        for arr in (out.observation, out.action_mask, out.current_player):
+        for arr in ((out.action_mask, out.current_player) if play_only else
+                    (out.observation, out.action_mask, out.current_player)):
             h.update(np.ascontiguousarray(arr).tobytes())
         g = greedy.act(out.observation, out.action_mask, out.current_player)
         h.update(g.tobytes())
         driver.sample_legal(out.action_mask, states, acts)
         if t % 4 == 3:
             acts[:] = g
-        if t % 25 == 0:
+        if t % 25 == 0 and not play_only:
             h.update(_fields(venv.records))
             for s in range(game.num_players):
                 seats[:] = (np.arange(n) + s) % game.num_players
@@ -116,7 +125,7 @@ def digest(name: str, size: str = "small") -> tuple[str, int]:
         ended = out.terminated | out.truncated
         for arr in (out.rewards, out.terminated, out.truncated):
             h.update(np.ascontiguousarray(arr).tobytes())
-        if ended.any():
+        if ended.any() and not play_only:
             h.update(out.final_observation[ended].tobytes())
             h.update(_fields(np.asarray(out.final_records)[ended]))
     return h.hexdigest(), n * steps
@@ -128,13 +137,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write", action="store_true", help="write the small digests to the file")
     p.add_argument("--check", action="store_true", help="compare with the file (small only)")
     p.add_argument("--out", type=Path, help="write the digests of this size to this JSON file")
+    p.add_argument("--play-only", action="store_true",
+                   help="hash masks, movers, rewards, end flags and greedy choices only")
     p.add_argument("names", nargs="*", default=list(CONFIGS))
     a = p.parse_args(argv)
     result: dict[str, str] = {}
     total = 0
     t0 = time.perf_counter()
     for name in a.names:
-        d, rows = digest(name, a.size)
+        d, rows = digest(name, a.size, a.play_only)
         result[name] = d
         total += rows
         print(f"{name:24s} {d[:16]}  {rows:>10,d} row-steps  {time.perf_counter() - t0:6.1f} s",
@@ -143,12 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     if a.out:
         a.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     if a.write:
+        if a.play_only:
+            p.error("--write stores the full digests; use --out for --play-only")
         if a.size != "small":
             p.error("--write stores the small size only")
         DATA.parent.mkdir(exist_ok=True)
         DATA.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     if a.check:
-        want = json.loads(DATA.read_text())
+        want = json.loads((PLAY_ONLY if a.play_only else DATA).read_text())
         bad = [k for k in result if want.get(k) != result[k]]
         print("differ:", bad or "none")
         return 1 if bad else 0

@@ -19,7 +19,9 @@ from trafficenvs.registry import make_game  # noqa: E402
 
 G2 = make_game("traffic_jam", num_players=2)
 K = G2.num_kinds
-ME = 4 * K  # observation: my joy, my victory-pile size, then the other seat's
+LAYOUT = G2.obs_layout
+#: my joy, my victory-pile size, then the other seat's (read by layout name)
+TOTALS = [LAYOUT.at("seats", j, part) for j in (0, 1) for part in ("joy", "cards")]
 
 
 def last_trip(rich_seat: int) -> dict:
@@ -79,11 +81,11 @@ def test_terminal_observation_is_the_final_position_from_the_learners_seat():
     env.load_state_dict(0, last_trip(0), learner_seat=0)
     obs, _, done, infos = env.step(np.array([pair(G2, *cards(G2, "day van, day van"))]))
     term = infos[0]["terminal_observation"]
-    assert term[ME : ME + 4].tolist() == [8.0, 2.0, 2.0, 1.0]
+    assert term[TOTALS].tolist() == [8, 2, 2, 1]
     assert term[:K].sum() == 0  # the learner's hand is empty at the end
     assert infos[0]["TimeLimit.truncated"] is False
     # the returned observation is the learner's first decision of the next game
-    assert obs[0, :K].sum() in (5.0, 6.0) and obs[0, ME : ME + 4].tolist() == [0, 0, 0, 0]
+    assert obs[0, :K].sum() in (5.0, 6.0) and obs[0, TOTALS].tolist() == [0, 0, 0, 0]
     assert env.venv.last.current_player[0] == env.learner_seat[0]
 
 
@@ -131,7 +133,7 @@ def test_action_masks_are_the_learners_legal_moves():
     assert is_masking_supported(env)
     masks = get_action_masks(env)
     assert masks.shape == (8, G2.num_actions) and masks.dtype == bool
-    stage1 = obs[:, ME + 4] == 1.0
+    stage1 = obs[:, LAYOUT.field("stage").offset] == 1  # stage one-hot: first vehicles
     assert stage1.any()
     for i in np.flatnonzero(stage1):
         assert np.array_equal(np.flatnonzero(masks[i]), np.flatnonzero(obs[i, :K]))

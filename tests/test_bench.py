@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import trafficenvs
 from trafficenvs.bench import report
 from trafficenvs.bench.run import main
 
@@ -27,7 +28,9 @@ def test_quick_benchmark_writes_json_with_every_figure(quick_result):
     assert g["aec"]["env()"] > 0 and g["aec"]["raw"] > 0
     assert g["nojit"]["env_steps_per_s"] > 0
     assert g["startup"]["warm"]["total_s"] > 0
-    assert g["sizes"]["record_bytes"] == 744
+    game = trafficenvs.make_game("traffic_jam", **g["options"])
+    assert g["sizes"]["record_bytes"] == game.record_dtype.itemsize
+    assert g["sizes"]["obs_bytes_per_step"] == game.obs_dim  # one byte an entry (uint8)
     assert res["peers"]["connect_four_v3"]["env()"] > 0
     assert res["bandwidth"]["copy_gib_per_s"] > 0
 

@@ -37,20 +37,20 @@ class Case:
 
 
 def _tj(options: dict[str, Any]) -> Case:
-    return Case("traffic_jam-v0", options, 300, {"seeds": (0, 5, 11)},
+    return Case("traffic_jam-v1", options, 300, {"seeds": (0, 5, 11)},
                 {"seeds": range(12)}, 12 * 16, {"seeds": range(2), "steps": 150})
 
 
 def _jt(options: dict[str, Any], deep: int) -> Case:
     """``deep``: 2 batch, state round trip and the rest; 1 round trip and the rest; 0 the rest."""
-    return Case("jamming_traffic-v0", options, 200,
+    return Case("jamming_traffic-v1", options, 200,
                 {"seeds": (0, 5), "batch_sizes": (1, 7, 32)} if deep >= 2 else None,
                 {"seeds": range(4), "num_envs": 16}, 4 * 16,
                 {"seeds": range(2), "steps": 150} if deep >= 1 else None)
 
 
 def _jk(options: dict[str, Any], deep: bool) -> Case:
-    return Case("jakarta_traffic-v0", options, 300,
+    return Case("jakarta_traffic-v1", options, 300,
                 {"seeds": (0, 5), "batch_sizes": (1, 9)} if deep else None,
                 {"seeds": range(3)}, 3 * 16,
                 {"seeds": range(2), "steps": 300} if deep else None)
@@ -108,3 +108,21 @@ def test_random_play_keeps_invariants_and_rewards_are_zero_sum(case):
 @pytest.mark.parametrize("case", ROUNDTRIP, ids=ROUNDTRIP_IDS)
 def test_state_dict_round_trip_all_game_long(case):
     testing.check_state_roundtrip(case.game, **case.roundtrip, **case.options)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_every_observation_lies_in_its_space_with_exact_bounds(case):
+    """v1 observations are uint8 rows with an exact bound per entry (the layout's
+    ``high``): no view of any seat ever exceeds it, and no one-hot entry exceeds 1."""
+    seen = testing.check_observation_bounds(case.game, **case.options)
+    assert seen.max() > 1, "random play never showed a count above 1"
+
+
+@pytest.mark.parametrize("old", ["traffic_jam-v0", "jamming_traffic_v0",
+                                 "trafficenvs/jakarta_traffic-v0"])
+def test_retired_v0_ids_name_the_current_version(old):
+    import trafficenvs
+
+    name = old.split("/")[-1].replace("_v0", "").replace("-v0", "")
+    with pytest.raises(ValueError, match=f"use '{name}-v1'"):
+        trafficenvs.make(old)

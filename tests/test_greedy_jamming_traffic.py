@@ -17,6 +17,7 @@ from trafficenvs.agents.arena import run_arena
 from trafficenvs.agents.policy import RandomPolicy
 from trafficenvs.jamming_traffic import kernels as K
 from trafficenvs.jamming_traffic.greedy import JammingTrafficGreedy
+from trafficenvs.jamming_traffic.greedy_position import v0_stop_view
 from trafficenvs.registry import make_game, make_vec
 
 
@@ -168,7 +169,8 @@ def test_plays_only_legal_actions_over_many_random_positions(players, map_name):
     for k in range(200):
         a = me.act(out.observation, out.action_mask, out.current_player)
         assert out.action_mask[rows, a].all()
-        phases |= {int(p) for p in np.argmax(out.observation[:, -15:-10], axis=1)}
+        phases |= {int(p) for p in np.argmax(venv.game.obs_layout.slice(out.observation,
+                                                                        "phase"), axis=1)}
         # half the rows follow the greedy player, so its own positions come up too
         b = rnd.act(out.observation, out.action_mask, out.current_player)
         out = venv.step(np.where(rows % 2 == (k // 50) % 2, a, b))
@@ -191,34 +193,89 @@ def test_batch_result_equals_row_by_row():
 
 
 def test_the_position_rebuilt_from_the_observation_is_the_game_state():
-    """What the player simulates on is the game itself, seen from the seat to move."""
+    """What the player simulates on is the game itself, seen from the seat to move:
+    every car on every road (a fifth one too), the pieces, the car index, and in the
+    stop phase the paused jam's road and entry end (v1 shows them)."""
     venv = make_vec("jamming_traffic", num_envs=64, num_players=4)
     out = venv.reset(seed=2)
     me = make_greedy(venv.game)
     rnd = RandomPolicy(seed=0)
     N, R = 4, venv.game.map.num_roads
-    for _ in range(60):
+    stops = 0
+    for step in range(400):
         out = venv.step(rnd.act(out.observation, out.action_mask, out.current_player))
-    seen = me.position(out.observation)
-    for i in range(64):
-        true, mine = venv.records[i], seen[i]
-        if true["phase"] == K.STOP:
+        if step % 20 and not (venv.records["phase"] == K.STOP).any():
             continue
-        cur = int(true["cur"])
-        rot = [(cur + j) % N for j in range(N)]  # my seat j is the game's seat rot[j]
-        q = true["q"][:R].copy()
-        for j, p in enumerate(rot):
-            q[true["q"][:R] == p + 1] = j + 1
-        assert (mine["q"][:R] == q).all() and (mine["cnt"][:R] == true["cnt"][:R]).all()
-        assert (mine["held"][:R] == true["held"][:R]).all()
-        assert mine["visited"][:N].tolist() == [true["visited"][p] for p in rot]
-        assert mine["home"][:N].tolist() == [true["home"][p] for p in rot]
-        for f in ("phase", "moves_left", "pend_rb", "pend_ow", "rb_town", "ow_road"):
-            assert mine[f] == true[f], f
-        if true["rb_town"] >= 0:
-            assert mine["rb_dir"] == true["rb_dir"]
-        if true["ow_road"] >= 0:
-            assert mine["ow_entry"] == true["ow_entry"]
+        seen = me.position(out.observation)
+        for i in range(64):
+            true, mine = venv.records[i], seen[i]
+            cur = int(true["cur"])
+            rot = [(cur + j) % N for j in range(N)]  # my seat j is the game's seat rot[j]
+            q = true["q"][:R].copy()
+            for j, p in enumerate(rot):
+                q[true["q"][:R] == p + 1] = j + 1
+            assert (mine["q"][:R] == q).all() and (mine["cnt"][:R] == true["cnt"][:R]).all()
+            assert mine["car_road"][1:N + 1].tolist() == [true["car_road"][p + 1] for p in rot]
+            assert mine["visited"][:N].tolist() == [true["visited"][p] for p in rot]
+            assert mine["home"][:N].tolist() == [true["home"][p] for p in rot]
+            for f in ("phase", "moves_left", "pend_rb", "pend_ow", "rb_town", "ow_road"):
+                assert mine[f] == true[f], f
+            if true["rb_town"] >= 0:
+                assert mine["rb_dir"] == true["rb_dir"]
+            if true["ow_road"] >= 0:
+                assert mine["ow_entry"] == true["ow_entry"]
+            if true["phase"] == K.STOP:  # held flags do not matter there (all reset)
+                stops += 1
+                assert (mine["js_road"], mine["js_end"]) == (true["js_road"], true["js_end"])
+                assert mine["loop_towns"] == true["loop_towns"]
+            else:
+                assert (mine["held"][:R] == true["held"][:R]).all()
+                assert mine["js_road"] == -1
+    assert stops > 0
+
+
+def test_the_v0_stop_view_guesses_the_paused_jam_as_v0_did():
+    """``stop_as_v0`` (the default, which keeps v0's choices): a fifth car unseen and
+    the paused road guessed by its loop; in positions where the guess finds the true
+    jam the two views agree on the paused jam."""
+    venv = make_vec("jamming_traffic", num_envs=64, num_players=4)
+    out = venv.reset(seed=3)
+    me = make_greedy(venv.game)
+    rnd = RandomPolicy(seed=1)
+    cfg = venv.game.cfg[0]
+    agree = differ = 0
+    for _ in range(600):
+        out = venv.step(rnd.act(out.observation, out.action_mask, out.current_player))
+        rows = np.flatnonzero(venv.records["phase"] == K.STOP)
+        if not len(rows):
+            continue
+        seen = me.position(out.observation[rows])
+        for rec in seen:
+            true = (int(rec["js_road"]), int(rec["js_end"]))
+            v0_stop_view(rec, cfg)
+            assert (rec["cnt"] <= 4).all() and rec["js_road"] >= 0
+            if (int(rec["js_road"]), int(rec["js_end"])) == true:
+                agree += 1
+            else:
+                differ += 1
+    assert agree > 0
+    assert agree > differ
+
+
+def test_both_stop_views_play_only_legal_stops():
+    venv = make_vec("jamming_traffic", num_envs=64, num_players=4)
+    out = venv.reset(seed=4)
+    players = [JammingTrafficGreedy(venv.game), JammingTrafficGreedy(venv.game, stop_as_v0=False)]
+    rnd = RandomPolicy(seed=2)
+    rows = np.arange(64)
+    stops = 0
+    for _ in range(400):
+        for me in players:
+            a = me.act(out.observation, out.action_mask, out.current_player)
+            assert out.action_mask[rows, a].all()
+        stops += int((venv.records["phase"] == K.STOP).sum())
+        out = venv.step(rnd.act(out.observation, out.action_mask, out.current_player))
+    assert stops > 0
 
 
 def test_only_plays_jamming_traffic():

@@ -21,11 +21,11 @@ from trafficenvs.jakarta_traffic.tiles import DEFAULT_TILES, exit_table
 
 
 def test_the_issue_examples_work():
-    env = trafficenvs.make("jakarta_traffic-v0", num_players=4, render_mode="rgb_array")
+    env = trafficenvs.make("jakarta_traffic-v1", num_players=4, render_mode="rgb_array")
     env.reset(seed=1)
     img = env.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
-    venv = trafficenvs.make_vec("jakarta_traffic-v0", num_envs=4096, num_players=3)
+    venv = trafficenvs.make_vec("jakarta_traffic-v1", num_envs=4096, num_players=3)
     out = venv.reset(seed=0)
     assert out.observation.shape == (4096, K.obs_dim(3))
     assert out.action_mask.shape == (4096, K.NUM_ACTIONS) and out.action_mask.any(1).all()
@@ -85,18 +85,20 @@ def test_observation_is_from_the_observers_seat():
     env = trafficenvs.make("jakarta_traffic", num_players=3, tiles=TEST_TILES, wrapped=False)
     env.reset(seed=0)
     env.load_state_dict(venv.state_dict(0))
-    cells = K.NCELLS * K.CELL_F
+    lay = env.unwrapped.game.obs_layout
     for seat, me in ((0, (0, 0)), (1, (2, 2))):
         obs = env.observe(f"player_{seat}")["observation"]
-        plane_me = obs[:cells].reshape(25, K.CELL_F)[:, 8]
-        plane_others = obs[:cells].reshape(25, K.CELL_F)[:, 9]
-        assert np.flatnonzero(plane_me).tolist() == [me[0] * 5 + me[1]]
-        assert plane_others.sum() == 2
-        players = obs[cells: cells + 3 * K.PLAYER_F].reshape(3, K.PLAYER_F)
+        cells = lay.slice(obs, "cells").reshape(25, -1)
+        me_at = lay.at("cells", 0, "me") - lay.field("cells").offset
+        others_at = lay.at("cells", 0, "others") - lay.field("cells").offset
+        assert np.flatnonzero(cells[:, me_at]).tolist() == [me[0] * 5 + me[1]]
+        assert cells[:, others_at].sum() == 2
         # me first, then the others in turn order after me: energies rotate with the seat
         energies = [1, 2, 0]
-        assert players[:, 2].tolist() == energies[seat:] + energies[:seat]
-        assert players[0, :2].tolist() == list(me)
+        assert [obs[lay.at("players", j, "energy")] for j in range(3)] == (
+            energies[seat:] + energies[:seat])
+        assert obs[lay.at("players", 0, "row") + me[0]] == 1
+        assert obs[lay.at("players", 0, "col") + me[1]] == 1
     mask = env.observe("player_1")["action_mask"]
     assert not mask.any()  # not on turn
 
@@ -106,17 +108,25 @@ def test_observation_shows_the_paths_kinds_tokens_and_order_board():
     st = position(g, mopeds=[(0, 0), (4, 0)], stacks={"Sate": ((1, 1), 3)}, marker=[1, 3])
     venv = vec_at(g, st)
     obs = venv._buf.observation[0]  # noqa: SLF001
-    cells = obs[: K.NCELLS * K.CELL_F].reshape(25, K.CELL_F)
-    assert cells[0, :4].tolist() == [1, 1, 1, 1]  # a hub
-    assert cells[0, 4] == 1 and cells[3, 5] == 1  # charging r1c1, building r1c4
-    assert cells[6, 6] == 3 and cells[8, 7] == 1  # Sate stack r2c2, marker r2c4
-    types = obs[K.NCELLS * K.CELL_F + 2 * K.PLAYER_F:][: K.NTYPES * K.TYPE_F]
-    types = types.reshape(K.NTYPES, K.TYPE_F)
+    lay = g.obs_layout
+
+    def cell(x, part, n=1):
+        return obs[lay.at("cells", x, part):][:n].tolist()
+
+    assert cell(0, "ends", 4) == [1, 1, 1, 1]  # a hub
+    assert cell(0, "kind", 3) == [0, 1, 0] and cell(3, "kind", 3) == [0, 0, 1]  # r1c1, r1c4
     sate = K.TYPES.index("Sate")
-    # Sate: third order slot (4 stars) -> fourth address slot = Workshop on r3c5;
-    # its stack of 3 on r2c2
-    assert types[sate].tolist() == [4, 2, 4, 3, 1, 1]
-    assert obs.max() <= g.obs_high and obs.shape == (g.obs_dim,)
+    assert cell(6, "stack", 5) == [int(t == sate) for t in range(5)]  # r2c2
+    assert cell(8, "marker") == [1]  # r2c4
+    assert obs[lay.at("types", sate, "stack_n")] == 3
+
+    def part(name, n):
+        return obs[lay.at("types", sate, name):][:n].tolist()
+
+    # Sate: third order slot (4 stars) -> fourth address slot = Workshop on r3c5
+    assert part("slot", 5) == [0, 0, 1, 0, 0] and part("pays", 1) == [4]
+    assert part("addr_row", 5) == [0, 0, 1, 0, 0] and part("addr_col", 5) == [0, 0, 0, 0, 1]
+    assert obs.dtype == np.uint8 and (obs <= g.obs_high).all() and obs.shape == (g.obs_dim,)
 
 
 # --------------------------------------------------------------------------- state dicts

@@ -45,6 +45,13 @@ def _random_rows(n, steps=60, num_envs=8, seed=3):
         out = venv.step(acts)
 
 
+def _onehot(obs, at, n):
+    """The index of the 1 in ``obs[at:at + n]`` (a one-hot part), -1 if none."""
+    v = obs[at:at + n]
+    assert v.sum() <= 1
+    return int(v.argmax()) if v.any() else -1
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_named_observation_fields_hold_what_the_state_says(n):
     for obs, _, state, rec, g in _random_rows(n):
@@ -52,11 +59,11 @@ def test_named_observation_fields_hold_what_the_state_says(n):
         me = state["to_move"]
         assert lay.slice(obs, "round")[0] == min(state["round"], K.OBS_ROUND_CAP)
         assert lay.slice(obs, "end_triggered")[0] == state["end_triggered"]
-        assert lay.slice(obs, "phase").tolist() == [
-            float(p == state["phase"]) for p in K.PHASES]
+        assert lay.slice(obs, "phase").tolist() == [int(p == state["phase"]) for p in K.PHASES]
         assert lay.slice(obs, "marker_off")[0] == (state["marker"] is None)
         assert lay.slice(obs, "star_piles").tolist() == state["order_board"]["star_piles"]
-        assert lay.slice(obs, "dice").tolist() == state["last_dice"]
+        dice = lay.slice(obs, "dice").reshape(2, 6)
+        assert [_onehot(d, 0, 6) + 1 for d in dice] == state["last_dice"]
         for j in range(n):  # seats from the observer's on (C4)
             s = (me + j) % n
             pl = state["players"][s]
@@ -65,24 +72,26 @@ def test_named_observation_fields_hold_what_the_state_says(n):
             assert obs[lay.at("players", j, "stars")] == len(pl["stars"])
             assert obs[lay.at("players", j, "points")] == sum(pl["stars"])
             r, c = state["mopeds"][s]
-            assert (obs[lay.at("players", j, "row")], obs[lay.at("players", j, "col")]) == (r, c)
-            held = [float(t in pl["orders"]) for t in K.TYPES]
+            assert (_onehot(obs, lay.at("players", j, "row"), 5),
+                    _onehot(obs, lay.at("players", j, "col"), 5)) == (r, c)
+            held = [int(t in pl["orders"]) for t in K.TYPES]
             assert obs[lay.at("players", j, "holds"):][:K.NTYPES].tolist() == held
         r, c = state["mopeds"][me]
-        assert obs[lay.at("cells", r * K.SIDE + c, "me")] == 1.0
+        assert obs[lay.at("cells", r * K.SIDE + c, "me")] == 1
         if state["marker"] is not None:
             r, c = state["marker"]
-            assert obs[lay.at("cells", r * K.SIDE + c, "marker")] == 1.0
+            assert obs[lay.at("cells", r * K.SIDE + c, "marker")] == 1
         for t, name in enumerate(K.TYPES):
             st = state["stacks"][name]
             assert obs[lay.at("types", t, "stack_n")] == st["count"]
+            slot = state["order_board"]["orders"].index(name)
+            assert _onehot(obs, lay.at("types", t, "slot"), 5) == slot
             if st["count"]:
                 x = st["at"][0] * K.SIDE + st["at"][1]
-                assert obs[lay.at("cells", x, "stack")] == st["count"]
+                assert _onehot(obs, lay.at("cells", x, "stack"), 5) == t
         for x in range(K.NCELLS):
-            kind = K.KINDS[g.tiles.tiles[rec["cell_tile"][x]].kind]
-            assert obs[lay.at("cells", x, "charging")] == (kind == "charging")
-            assert obs[lay.at("cells", x, "building")] == (kind == "building")
+            kind = g.tiles.tiles[rec["cell_tile"][x]].kind
+            assert _onehot(obs, lay.at("cells", x, "kind"), 3) == kind
 
 
 RANGE_PHASES = {

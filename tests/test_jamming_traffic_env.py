@@ -18,14 +18,14 @@ from trafficenvs.jamming_traffic.maps import MAX_ROADS, MAX_TOWNS, load_map, ran
 
 
 def test_the_issue_calls_work():
-    env = trafficenvs.make("jamming_traffic-v0", num_players=6, map="default",
+    env = trafficenvs.make("jamming_traffic-v1", num_players=6, map="default",
                            render_mode="rgb_array")
     env.reset(seed=0)
     assert env.render().shape[2] == 3
-    env = trafficenvs.make("jamming_traffic-v0", num_players=3,
+    env = trafficenvs.make("jamming_traffic-v1", num_players=3,
                            map=trafficenvs.jamming_traffic.random_map(towns=16, seed=3))
     env.reset(seed=0)
-    venv = trafficenvs.make_vec("jamming_traffic-v0", num_envs=4096, num_players=4)
+    venv = trafficenvs.make_vec("jamming_traffic-v1", num_envs=4096, num_players=4)
     out = venv.reset(seed=0)
     assert out.action_mask.shape == (4096, venv.num_actions) and out.action_mask.any(1).all()
 
@@ -34,7 +34,7 @@ def test_a_map_from_a_json_file(tmp_path):
     path = tmp_path / "my_map.json"
     path.write_text(json.dumps({"name": "mine", "towns": [[0, 0], [1, 0], [1, 1]],
                                 "roads": [[0, 1], [1, 2], [2, 0]]}))
-    env = trafficenvs.make("jamming_traffic-v0", num_players=2, map=str(path))
+    env = trafficenvs.make("jamming_traffic-v1", num_players=2, map=str(path))
     env.reset(seed=0)
     assert env.unwrapped.game.map.name == "mine"
 

@@ -18,7 +18,7 @@ from trafficenvs.jamming_traffic.game import DIRECTIONS, JammingTrafficGame
 from trafficenvs.jamming_traffic.spec import SPEC
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = "jamming_traffic-v0"
+ENV = "jamming_traffic-v1"
 #: the phase whose actions each action range holds
 RANGE_PHASES = {"move": "move", "end": "move", "roundabout": "place", "one_way": "place",
                 "setup": "setup", "stop": "stop"}
@@ -76,29 +76,39 @@ def played():
 def test_named_observation_fields_hold_what_the_state_says(played):
     game, recs, obs, _ = played
     L = game.obs_layout
-    n, towns = game.num_players, game.map.num_towns
+    n, towns, R = game.num_players, game.map.num_towns, game.map.num_roads
     for rec, row in zip(recs, obs):
         s = game.to_dict(rec)
         me = s["to_move"]
         assert L.slice(row, "moves_left")[0] == s["moves_left"]
-        assert L.slice(row, "phase").tolist() == [float(p == s["phase"]) for p in K.PHASES]
-        assert L.slice(row, "held")[0] == len(s["held"])
-        assert L.slice(row, "pending").tolist() == [float("roundabout" in s["pending"]),
-                                                    float("one-way" in s["pending"])]
+        assert L.slice(row, "phase").tolist() == [int(p == s["phase"]) for p in K.PHASES]
+        assert L.slice(row, "pending").tolist() == [int("roundabout" in s["pending"]),
+                                                    int("one-way" in s["pending"])]
         rb, ow = s["roundabout"], s["one_way"]
-        assert L.slice(row, "roundabout").tolist() == (
-            [0, 0] if rb is None else [rb["town"] + 1, DIRECTIONS.index(rb["direction"])])
-        assert L.slice(row, "one_way")[0] == (0 if ow is None else ow["road"] + 1)
+        assert L.slice(row, "roundabout_town").tolist() == [
+            int(rb is not None and rb["town"] == t) for t in range(towns)]
+        assert L.slice(row, "roundabout_dir").tolist() == (
+            [0, 0] if rb is None else [int(d == DIRECTIONS.index(rb["direction"]))
+                                       for d in range(2)])
+        assert L.slice(row, "one_way_road").tolist() == [
+            int(ow is not None and ow["road"] == r) for r in range(R)]
+        assert L.slice(row, "turn")[0] == min(s["turn"], 255)
         loop = L.slice(row, "loop_towns")
-        assert set(np.flatnonzero(loop)) == {t for t in range(towns)
-                                             if int(rec["loop_towns"]) >> t & 1}
+        assert set(np.flatnonzero(loop)) == ({t for t in range(towns)
+                                              if int(rec["loop_towns"]) >> t & 1}
+                                             if s["phase"] == "stop" else set())
         for j in range(n):  # relative seat j is seat (me + j) % n
             p = (me + j) % n
-            assert row[L.at("seats", j, "home")] == s["homes"][p]
+            home = row[L.at("seats", j, "home"):][:towns]
+            assert np.flatnonzero(home).tolist() == [s["homes"][p]]
             visited = row[L.at("seats", j, "visited"):][:towns]
             assert set(np.flatnonzero(visited)) == set(s["visited"][p])
-        cars = L.slice(row, "roads").reshape(game.map.num_roads, 4)
-        assert [int((c > 0).sum()) for c in cars] == [min(len(q), 4) for q in s["roads"]]
+            road = row[L.at("seats", j, "road"):][:R]
+            assert np.flatnonzero(road).tolist() == [r for r, cars in enumerate(s["roads"])
+                                                     if p in cars]
+        assert L.slice(row, "road_cars").tolist() == [len(q) for q in s["roads"]]
+        neutral = L.slice(row, "road_neutral").reshape(R, K.QLEN)
+        assert neutral.sum(1).tolist() == [q.count("n") for q in s["roads"]]
 
 
 def test_every_legal_action_is_in_the_range_of_its_phase(played):

@@ -10,7 +10,7 @@ from jt_positions import leaf_roads
 
 from trafficenvs.jamming_traffic import random_map
 
-ENV = "jamming_traffic-v0"
+ENV = "jamming_traffic-v1"
 
 
 def test_random_play_on_the_small_map_reaches_real_wins():

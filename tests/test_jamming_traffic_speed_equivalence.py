@@ -23,7 +23,7 @@ from trafficenvs.core import driver
 from trafficenvs.jamming_traffic import kernels as K
 from trafficenvs.jamming_traffic import random_map
 
-ENV = "jamming_traffic-v0"
+ENV = "jamming_traffic-v1"
 
 
 @njit

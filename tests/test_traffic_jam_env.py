@@ -18,11 +18,11 @@ from trafficenvs.traffic_jam.deck import DEFAULT_DECK, load_deck, min_deck_size
 
 
 def test_list_envs_names_traffic_jam():
-    assert "traffic_jam-v0" in trafficenvs.list_envs()
+    assert "traffic_jam-v1" in trafficenvs.list_envs()
 
 
-@pytest.mark.parametrize("env_id", ["traffic_jam-v0", "traffic_jam_v0", "traffic_jam",
-                                    "trafficenvs/traffic_jam-v0"])
+@pytest.mark.parametrize("env_id", ["traffic_jam-v1", "traffic_jam_v1", "traffic_jam",
+                                    "trafficenvs/traffic_jam-v1"])
 def test_make_accepts_the_usual_spellings_of_the_id(env_id):
     env = trafficenvs.make(env_id, num_players=3)
     env.reset(seed=1)
@@ -30,14 +30,14 @@ def test_make_accepts_the_usual_spellings_of_the_id(env_id):
 
 
 def test_pettingzoo_registry_makes_the_env_with_its_options():
-    env = pettingzoo.make("aec", "trafficenvs/traffic_jam-v0", num_players=3)
+    env = pettingzoo.make("aec", "trafficenvs/traffic_jam-v1", num_players=3)
     env.reset(seed=0)
     assert env.num_agents == 3
     assert env.unwrapped.game.num_players == 3
 
 
 def test_pettingzoo_registry_passes_max_cycles_for_truncation():
-    env = pettingzoo.make("aec", "trafficenvs/traffic_jam-v0", max_cycles=1, num_players=2)
+    env = pettingzoo.make("aec", "trafficenvs/traffic_jam-v1", max_cycles=1, num_players=2)
     env.reset(seed=0)
     for _agent in env.agent_iter():
         obs, rew, term, trunc, _ = env.last()
@@ -288,4 +288,4 @@ def test_cli_lists_legal_moves_by_name_and_can_quit():
 
 def test_cli_list_prints_the_ids(capsys):
     assert main(["list"]) == 0
-    assert "traffic_jam-v0" in capsys.readouterr().out
+    assert "traffic_jam-v1" in capsys.readouterr().out

@@ -21,13 +21,15 @@ def test_rules_page_tables_are_the_layouts():
 def test_layouts_cover_the_row_and_the_action_space_exactly(players):
     g = trafficenvs.make_game(ENV, num_players=players)
     K = g.num_kinds
-    assert g.obs_layout.size == g.obs_dim == 4 * K + 2 * players + 8
+    assert g.obs_layout.size == g.obs_dim == 6 * K + players * (5 * K + 4) + 15
+    assert g.obs_dim == trafficenvs.traffic_jam.kernels.obs_dim(players, K)
     assert g.action_layout.size == g.num_actions == K + K * K
-    assert g.obs_layout.field("scores").count == players
+    assert g.obs_layout.field("seats").count == players
+    assert g.obs_layout.field("seats").stride == g.cfg[0]["ob_seat_stride"]
 
 
 def test_named_fields_hold_what_the_state_dict_says():
-    """Mid-game, round 2 trip 2 stage 2 (4 players): every field of seat 1's view read
+    """Mid-game, round 2 trip 1 stage 2 (4 players): every field of seat 1's view read
     by name agrees with the state dict, seats rotated so seat 1 comes first."""
     venv = trafficenvs.make_vec(ENV, num_envs=1, num_players=4)
     out = venv.reset(seed=3)
@@ -37,29 +39,52 @@ def test_named_fields_hold_what_the_state_dict_says():
     s = venv.state_dict(0)
     assert (s["round"], s["trip"], s["stage"]) == (1, 0, 1)
     g = venv.game
+    K = g.num_kinds
     lay = g.obs_layout
     ob = venv.observe(np.array([1]))[0]
 
     def per_kind(names):
-        v = np.zeros(g.num_kinds)
+        v = np.zeros(K)
         for name in names:
-            v[g.deck.index(name)] += 1
+            if name is not None:
+                v[g.deck.index(name)] += 1
         return v
 
+    def part(j, name):
+        o = lay.at("seats", j, name)
+        return ob[o:o + K]
+
     np.testing.assert_array_equal(lay.slice(ob, "hand"), per_kind(s["hands"][1]))
-    np.testing.assert_array_equal(lay.slice(ob, "road"), per_kind(s["roads"]))
+    np.testing.assert_array_equal(lay.slice(ob, "my_car"), per_kind([s["pending"][1]["car"]]))
+    np.testing.assert_array_equal(lay.slice(ob, "my_pick"),
+                                  per_kind([s["pending"][1]["surprise"]]))
     np.testing.assert_array_equal(lay.slice(ob, "discard"), per_kind(s["discard"]))
-    np.testing.assert_array_equal(lay.slice(ob, "victory_total"),
-                                  per_kind(sum(s["victory"], [])))
+    last = s["last_trip"]
     for j in range(4):
         seat = (1 + j) % 4
         joy = sum(g.deck.kinds[g.deck.index(c)].joy for c in s["victory"][seat])
-        assert ob[lay.at("scores", j, "joy")] == joy
-        assert ob[lay.at("scores", j, "victory_cards")] == len(s["victory"][seat])
+        assert ob[lay.at("seats", j, "joy")] == joy
+        assert ob[lay.at("seats", j, "cards")] == len(s["victory"][seat])
+        assert ob[lay.at("seats", j, "picked")] == (seat < 2)  # seats 0, 1 chose their pairs
+        assert ob[lay.at("seats", j, "scored")] == last["scored"][seat]
+        np.testing.assert_array_equal(part(j, "victory"), per_kind(s["victory"][seat]))
+        np.testing.assert_array_equal(part(j, "first"), per_kind([s["firsts"][seat]]))
+        np.testing.assert_array_equal(part(j, "last_first"), per_kind([last["firsts"][seat]]))
+        np.testing.assert_array_equal(part(j, "last_car"), per_kind([last["cars"][seat]]))
+        np.testing.assert_array_equal(part(j, "last_surprise"),
+                                      per_kind([last["surprises"][seat]]))
+    assert sum(part(j, "first").sum() for j in range(4)) == len(s["roads"]) == 4
+    np.testing.assert_array_equal(lay.slice(ob, "last_jam"),
+                                  [last["jam"][t] for t in ("morning", "day", "night")])
     np.testing.assert_array_equal(lay.slice(ob, "stage"), [0, 1])
     np.testing.assert_array_equal(lay.slice(ob, "trip"), [1, 0])
     np.testing.assert_array_equal(lay.slice(ob, "round"), [0, 1, 0])
     assert ob[lay.field("deck_left").offset] == len(s["deck"])
+    assert ob[lay.field("horizon_left").offset] == 255  # 10,000 moves each: all of it left
+    seen = (per_kind(s["hands"][1]) + per_kind(s["discard"]) + per_kind(s["roads"])
+            + per_kind(sum(s["victory"], [])) + per_kind([s["pending"][1]["car"]])
+            + per_kind([s["pending"][1]["surprise"]]))
+    np.testing.assert_array_equal(lay.slice(ob, "unseen"), np.array(g.deck.counts) - seen)
 
 
 def test_the_mask_uses_only_the_range_of_the_stage():

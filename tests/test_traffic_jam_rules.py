@@ -368,30 +368,43 @@ def test_an_all_way_tie_gives_everyone_zero(g3):
 
 
 def test_observation_is_from_the_observers_seat(g3):
-    """Scores block: me first, then the others in turn order after me."""
+    """Seats block: me first, then the others in turn order after me."""
     victory = [cards(g3, "morning van"), cards(g3, "morning bus, morning moto"), []]
     st = position(g3, victory=victory, round=1, trip=1,
                   hands=[cards(g3, "day van, day van, night bus"), None, None])
     venv, out = vec_at({"num_players": 3}, st)
+    lay = g3.obs_layout
     o = out.observation[0]
-    k = g3.num_kinds
-    assert o[:k].sum() == 3 and o[g3.deck.index(cards(g3, "day van")[0])] == 2
-    assert o[4 * k: 4 * k + 6].tolist() == [4, 1, 4, 2, 0, 0]  # seat 0: me, 1, 2
+    hand = lay.slice(o, "hand")
+    assert hand.sum() == 3 and hand[g3.deck.index(cards(g3, "day van")[0])] == 2
+
+    def scores(ob):
+        return [int(ob[lay.at("seats", j, part)]) for j in range(3) for part in ("joy", "cards")]
+
+    assert scores(o) == [4, 1, 4, 2, 0, 0]  # seat 0: me, 1, 2
     env = __import__("trafficenvs").make("traffic_jam", num_players=3, wrapped=False)
     env.reset(seed=0)
     env.load_state_dict(st)
     o1 = env.observe("player_1")["observation"]
-    assert o1[4 * k: 4 * k + 6].tolist() == [4, 2, 0, 0, 4, 1]  # seat 1: me, 2, 0
+    assert scores(o1) == [4, 2, 0, 0, 4, 1]  # seat 1: me, 2, 0
     assert env.observe("player_1")["action_mask"].sum() == 0  # not on turn
+
+
+def seat_part(game, ob, j: int, part: str) -> np.ndarray:
+    """The per-kind part ``part`` of relative seat ``j`` in observation ``ob``."""
+    o = game.obs_layout.at("seats", j, part)
+    return ob[o:o + game.num_kinds]
 
 
 def test_observation_shows_roads_discard_victory_and_deck_size(g4):
     venv, _ = vec_at({"num_players": 4}, rulebook_example(g4))
     out = play(venv, pair(g4, *cards(g4, "night moto, night van")))
+    lay = g4.obs_layout
     o = out.observation[0]
-    k = g4.num_kinds
-    assert o[k:2 * k].sum() == 0            # roads were cleared
-    assert o[2 * k:3 * k].sum() == 9        # discard
-    assert o[3 * k:4 * k].sum() == 3        # victory piles, all players
-    assert o[-1] == venv.records[0]["deck_n"]
-    assert o[4 * k + 8: 4 * k + 8 + 7].tolist() == [1, 0, 0, 1, 1, 0, 0]  # stage1 trip2 round1
+    assert all(seat_part(g4, o, j, "first").sum() == 0 for j in range(4))  # roads cleared
+    assert lay.slice(o, "road_size").tolist() == [0, 0, 0]
+    assert lay.slice(o, "discard").sum() == 9
+    assert sum(seat_part(g4, o, j, "victory").sum() for j in range(4)) == 3
+    assert o[lay.field("deck_left").offset] == venv.records[0]["deck_n"]
+    assert [*lay.slice(o, "stage"), *lay.slice(o, "trip"), *lay.slice(o, "round")] == [
+        1, 0, 0, 1, 1, 0, 0]  # stage 1, trip 2, round 1

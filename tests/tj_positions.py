@@ -30,7 +30,9 @@ def position(game: TrafficJamGame, **fields: Any) -> dict[str, Any]:
     """A state dict from the given fields; every other card goes in the deck (top last).
 
     A hand given as None, or as a list ending in ``...``, is filled up with spare
-    cards to the size the phase asks for.
+    cards to the size the phase asks for. In stage 2 the road cards are the stage-1
+    cards the seats revealed: unless ``firsts`` says who revealed which, seat ``p``
+    revealed ``roads[p]``.
     """
     n = game.num_players
     state: dict[str, Any] = {
@@ -40,6 +42,8 @@ def position(game: TrafficJamGame, **fields: Any) -> dict[str, Any]:
         "pending": [{"first": None, "car": None, "surprise": None} for _ in range(n)],
     }
     state.update(fields)
+    if state["stage"] == 1 and "firsts" not in fields:
+        state["firsts"] = list(state["roads"])
     hands = [None if h is None else list(h) for h in state["hands"]]
     partial = [h is None or (h and h[-1] is Ellipsis) for h in hands]
     hands = [[] if h is None else [c for c in h if c is not Ellipsis] for h in hands]

@@ -19,12 +19,12 @@ from trafficenvs.core.vector import TrafficVecEnv
 
 
 def list_envs() -> list[str]:
-    """The current ids of every game, e.g. ``["traffic_jam-v0", ...]``."""
+    """The current ids of every game, e.g. ``["traffic_jam-v1", ...]``."""
     return [spec.env_id for spec in specs()]
 
 
 def game_name(env_id: str) -> str:
-    """Normalise ``"trafficenvs/traffic_jam-v0"``, ``"traffic_jam_v0"`` or ``"traffic_jam"``
+    """Normalise ``"trafficenvs/traffic_jam-v1"``, ``"traffic_jam_v1"`` or ``"traffic_jam"``
     to the game's name (ValueError naming the known ids otherwise)."""
     if not isinstance(env_id, str):
         raise TypeError(f"an env id is a str such as {list_envs()[0]!r}, got {env_id!r}")
@@ -32,6 +32,15 @@ def game_name(env_id: str) -> str:
     for spec in specs():
         if name in (spec.name, spec.env_id, f"{spec.name}_v{spec.version}"):
             return spec.name
+    for spec in specs():
+        for sep in ("-v", "_v"):
+            head, _, ver = name.rpartition(sep)
+            if head == spec.name and ver.isdigit() and int(ver) != spec.version:
+                raise ValueError(
+                    f"{env_id!r} is not available: {spec.title} is at version {spec.version}; "
+                    f"use {spec.env_id!r} (the version changes when the observations change, "
+                    f"and the observations of v{spec.version} replaced the older ones)"
+                )
     raise ValueError(f"unknown env {env_id!r}; known: {list_envs()}")
 
 

@@ -1,7 +1,7 @@
 """The conformance suite every game runs; users can run it on their own configs.
 
 >>> from trafficenvs import testing
->>> testing.run_all("traffic_jam-v0", num_players=3)      # doctest: +SKIP
+>>> testing.run_all("traffic_jam-v1", num_players=3)      # doctest: +SKIP
 
 Each check raises ``AssertionError`` with a message naming what broke: the game, its
 options, the seed, and the row and step where that applies.
@@ -179,6 +179,70 @@ def check_state_roundtrip(
             np.testing.assert_array_equal(a.terminated, b.terminated, where)
 
 
+def check_observation_bounds(
+    env_id: str, seeds: Iterable[int] = range(2), num_envs: int = 64, steps: int = 400,
+    every: int = 3, aec_games: int = 2, **options: Any,
+) -> np.ndarray:
+    """Every observation random play shows lies in the observation space, exactly.
+
+    Plays random legal games in the vectorised env (restarting as they end) and checks,
+    every ``every`` steps, every seat's view of every game (``observe(seats)``), and on
+    every step the mover's observation and the final observations of games that ended,
+    against ``[0, obs_high]`` entry by entry; then ``aec_games`` games of the AEC env
+    with ``observation_space(agent).contains`` on every observation. Returns the largest
+    value seen per entry (for tests that also want each bound reached).
+    """
+    from trafficenvs.core import driver
+
+    game = make_game(env_id, **options)
+    high = game.obs_high.astype(np.int64)
+    seen = np.zeros(game.obs_dim, np.int64)
+    layout = game.obs_layout
+
+    def check(rows: np.ndarray, where: str) -> None:
+        assert rows.dtype == game.obs_dtype, f"{where}: dtype {rows.dtype}"
+        if not len(rows):
+            return
+        top = rows.max(axis=0).astype(np.int64)
+        over = np.flatnonzero(top > high)
+        if over.size:
+            k = int(over[0])
+            f = next(f for f in layout if f.offset <= k < f.stop)
+            raise AssertionError(f"{env_id} {options} {where}: entry {k} (field {f.name!r}, "
+                                 f"+{k - f.offset}) is {top[k]} > its bound {high[k]}")
+        np.maximum(seen, top, out=seen)
+
+    for s in seeds:
+        venv = make_vec(env_id, num_envs=num_envs, **options)
+        n, N = num_envs, venv.num_players
+        out = venv.reset(seed=s * num_envs)
+        states = driver.rng_states(n, s + 1)
+        acts = np.zeros(n, np.int64)
+        seats = np.zeros(n, np.int64)
+        for t in range(steps):
+            where = f"batch seed {s * num_envs} step {t}"
+            check(out.observation, where)
+            if t % every == 0:
+                for j in range(N):
+                    seats[:] = (np.arange(n) + j) % N
+                    check(venv.observe(seats), f"{where} seat offset {j}")
+            driver.sample_legal(out.action_mask, states, acts)
+            out = venv.step(acts)
+            ended = out.terminated | out.truncated
+            check(out.final_observation[ended], f"{where} final observation")
+    for s in range(aec_games):
+        env = make(env_id, **options)
+        env.reset(seed=1000 + s)
+        rng = np.random.default_rng(s)
+        for agent in env.agent_iter(max_iter=steps):
+            obs, _, term, trunc, _ = env.last()
+            assert env.observation_space(agent).contains(obs), (
+                f"{env_id} {options} AEC seed {1000 + s}: observation outside its space")
+            check(obs["observation"][None], f"AEC seed {1000 + s}")
+            env.step(None if term or trunc else _legal_choice(rng, obs["action_mask"]))
+    return seen
+
+
 def run_all(env_id: str, quick: bool = False, **options: Any) -> None:
     """Every conformance check with the given game options."""
     n = 3 if quick else 10
@@ -186,3 +250,4 @@ def run_all(env_id: str, quick: bool = False, **options: Any) -> None:
     check_batch_matches_single(env_id, seeds=range(n // 3 + 1), **options)
     check_random_play(env_id, seeds=range(n), **options)
     check_state_roundtrip(env_id, seeds=range(2), **options)
+    check_observation_bounds(env_id, seeds=range(n // 3 + 1), **options)

@@ -37,10 +37,6 @@ class TollGateGame(Game):
             cfg[0][key] = offset
         self.cfg = cfg
 
-    @property
-    def obs_high(self) -> float:
-        return float(MAX_CARS)
-
     def action_name(self, rec: np.void, action: int) -> str:
         return f"wave {int(action) + 1} car{'s' if action else ''} through"
 

@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from toy_game.layout import CFG_DTYPE, MAX_CARS, MAX_WAVE, MIN_CARS, RECORD_DTYPE
+from trafficenvs.core.clock import horizon_left
 from trafficenvs.core.rewards import write_zero_sum
 from trafficenvs.core.rng import rng_below, rng_seed
 
@@ -51,7 +52,8 @@ def legal_mask(rec, cfg, out):
 def observe(rec, cfg, seat, out):
     out[cfg.ob_cars_left] = rec.cars
     for a in range(MAX_WAVE):
-        out[cfg.ob_last_wave + a] = 1.0 if rec.last == a + 1 else 0.0
+        out[cfg.ob_last_wave + a] = 1 if rec.last == a + 1 else 0
+    out[cfg.ob_horizon_left] = horizon_left(rec.moves, cfg.horizon)
 
 
 @njit(cache=CACHE)

@@ -19,10 +19,11 @@ MAX_WAVE = 3  # cars one turn may wave through
 def obs_layout(num_players: int) -> Layout:
     """A seat's view: everything is public in this game."""
     return Layout("Toll Gate observation", [
-        Field("cars_left", 1, "cars still waiting at the gate"),
+        Field("cars_left", 1, "cars still waiting at the gate", high=MAX_CARS),
         Field("last_wave", MAX_WAVE, "one-hot: how many cars the previous player waved "
               "through (all zero before the first move)"),
-    ])
+        Field("horizon_left", 1, "share of the move limit left (255 all, 0 none)", high=255),
+    ], ranges=True)
 
 
 def action_layout() -> Layout:
@@ -36,6 +37,7 @@ OBS_FIELDS = tuple(obs_layout(2).names())
 CFG_DTYPE = np.dtype(
     [
         ("num_players", np.int64),  # N
+        ("horizon", np.int64),  # the env's move limit (0 none), set by Game.with_horizon
         *[(f"ob_{name}", np.uint32) for name in OBS_FIELDS],  # observation offsets (uint32:
         # the compiler then knows them non-negative and drops negative-index checks)
     ],

@@ -196,8 +196,10 @@ def run_arena(
         for a, agent in enumerate(agents):
             sel = np.flatnonzero(active & (seat_agent == a))
             if len(sel):
+                extra = ({"records": venv.records[sel]} if getattr(agent, "needs_records", False)
+                         else {})
                 actions[sel] = agent.act(out.observation[sel], out.action_mask[sel],
-                                         out.current_player[sel])
+                                         out.current_player[sel], **extra)
         out = venv.step(actions, active=active)
         ret += out.rewards
         ended = np.flatnonzero((out.terminated | out.truncated) & active)

@@ -4,7 +4,7 @@ A policy maps a *batch* of decisions to a batch of actions::
 
     actions = policy.act(observation, action_mask, current_player)
 
-with ``observation`` ``(B, obs_dim)`` float32 (each row from the seat to move,
+with ``observation`` ``(B, obs_dim)`` uint8 (each row from the seat to move,
 C4), ``action_mask`` ``(B, num_actions)`` bool and ``current_player`` ``(B,)`` int
 (the absolute seat; most policies ignore it, since the observation is already from
 that seat). It returns ``(B,)`` int64 legal actions. The same call serves the
@@ -75,7 +75,7 @@ def act_aec(policy: Policy, env: Any) -> int | None:
         return None
     seat = env.possible_agents.index(env.agent_selection)
     action = policy.act(
-        obs["observation"][None, :].astype(np.float32),
+        obs["observation"][None, :],
         obs["action_mask"][None, :].astype(bool),
         np.array([seat], np.int64),
     )

@@ -3,7 +3,7 @@
 A trained model plays through the same batched :class:`~trafficenvs.agents.policy.Policy`
 interface as every other agent: one forward pass for the whole batch, illegal
 actions masked out. The observation transform the model was trained with
-(:class:`SymlogExtractor`) is part of the saved policy, so a checkpoint needs
+(:class:`ScaledExtractor`) is part of the saved policy, so a checkpoint needs
 nothing else to play.
 """
 
@@ -19,26 +19,28 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 
-class SymlogExtractor(BaseFeaturesExtractor):
-    """Features ``sign(x) * log(1 + |x|)`` of the flat observation.
+class ScaledExtractor(BaseFeaturesExtractor):
+    """Features ``observation / high``: every entry in [0, 1] by its exact bound.
 
-    Game observations mix small counts (cards in hand: 0..6) with large tallies
-    (joy points, cards left in the deck: up to ~100s). Squashing them this way keeps
-    every entry in a range an MLP learns from, without per-game scaling constants or
-    running statistics (which a frozen opponent would have to carry along).
+    The v1 observations are small integers with exact per-entry bounds (the
+    observation space's ``high``): flags and one-hot entries (bound 1) pass through,
+    counts become the share of their true maximum. No running statistics, so a frozen
+    opponent or a shipped checkpoint carries its whole input transform in its weights
+    (the bounds are a buffer of the module).
     """
 
     def __init__(self, observation_space: spaces.Box):
         super().__init__(observation_space, int(np.prod(observation_space.shape)))
+        high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
+        self.register_buffer("inv_high", th.as_tensor(1.0 / high))
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
-        x = th.flatten(observations, start_dim=1)
-        return th.sign(x) * th.log1p(th.abs(x))
+        return th.flatten(observations, start_dim=1).float() * self.inv_high
 
 
 #: the network the ``train`` command builds (small: it must train in minutes on a laptop)
 DEFAULT_POLICY_KWARGS: dict[str, Any] = {
-    "features_extractor_class": SymlogExtractor,
+    "features_extractor_class": ScaledExtractor,
     "net_arch": {"pi": [128, 128], "vf": [128, 128]},
 }
 
@@ -93,7 +95,7 @@ class PPOPolicy:
         # pushed to -inf, then argmax, or Gumbel-max for a sample of softmax(logits).
         pol = self.policy
         with th.no_grad():
-            obs = th.as_tensor(np.asarray(observation, np.float32))
+            obs = th.as_tensor(np.asarray(observation))
             features = pol.extract_features(obs, pol.pi_features_extractor)
             logits = pol.action_net(pol.mlp_extractor.forward_actor(features))
             mask = th.as_tensor(np.asarray(action_mask, bool))

@@ -126,7 +126,7 @@ class SelfPlayVecEnv(VecEnv):
         self.pool = as_pool(opponents)
         self.render_mode = None
         g = self.game
-        obs_space = spaces.Box(g.obs_low, g.obs_high, (g.obs_dim,), dtype=np.float32)
+        obs_space = g.observation_box()
         super().__init__(num_envs, obs_space, spaces.Discrete(g.num_actions))
         n = num_envs
         self.num_players = g.num_players
@@ -141,7 +141,7 @@ class SelfPlayVecEnv(VecEnv):
         self._ep_len = np.zeros(n, np.int64)
         self._done = np.zeros(n, bool)
         self._trunc = np.zeros(n, bool)
-        self._term_obs = np.zeros((n, g.obs_dim), np.float32)
+        self._term_obs = np.zeros((n, g.obs_dim), g.obs_dtype)
         self._info_extra: list[dict[str, Any]] = [{} for _ in range(n)]
         self._actions: np.ndarray | None = None
         self._default_seed = seed

@@ -2,7 +2,9 @@
 
 ``random`` (uniform legal moves), ``greedy`` (the game's rule-based player),
 ``ppo:PATH`` (a MaskablePPO checkpoint playing its most likely legal move) and
-``ppo-sample:PATH`` (the same checkpoint sampling from its policy).
+``ppo-sample:PATH`` (the same checkpoint sampling from its policy), and the search
+agents ``flatmc[:n=64,depth=200,seed=0]`` and ``mcts[:sims=400,c=1.4,depth=100,seed=0]``
+(``agents/search.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from trafficenvs.agents.greedy import make_greedy
 from trafficenvs.agents.policy import Policy, RandomPolicy
 from trafficenvs.core.game import Game
 
-SPECS = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH")
+SPECS = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "flatmc[:n=64,...]",
+         "mcts[:sims=400,...]")
 
 
 def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
@@ -24,6 +27,13 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
     if spec == "greedy":
         return make_greedy(game, seed=seed)
     kind, sep, path = spec.partition(":")
+    if kind in ("flatmc", "mcts"):
+        from trafficenvs.agents.search import SearchPolicy
+
+        agent = SearchPolicy(game, spec)
+        if seed is not None and "seed=" not in spec:
+            agent.seed_rows(seed)
+        return agent
     if sep and kind in ("ppo", "ppo-sample") and path:
         from trafficenvs.agents.ppo import PPOPolicy
 

@@ -118,7 +118,8 @@ def sizes(game: str, options: dict) -> dict[str, int]:
         "record_bytes": g.record_dtype.itemsize,
         "obs_dim": g.obs_dim,
         "num_actions": g.num_actions,
-        "obs_mask_bytes_per_step": 4 * g.obs_dim + g.num_actions,
+        "obs_bytes_per_step": g.obs_dim * g.obs_dtype.itemsize,
+        "obs_mask_bytes_per_step": g.obs_dim * g.obs_dtype.itemsize + g.num_actions,
     }
 
 

@@ -102,8 +102,9 @@ def markdown_table(result: dict[str, Any]) -> str:
     pgx = result["peers"].get("pgx_connect_four")
     rows = [
         "| game | vectorised env, batch 4096, 2 threads | kernel-only | vs pgx connect four "
-        "| AEC `env()` | vs PettingZoo connect four | pure Python | record | start-up warm |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| AEC `env()` | vs PettingZoo connect four | pure Python | record | observation "
+        "| start-up warm |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, g in result["games"].items():
         h = headline(result, name)
@@ -112,7 +113,8 @@ def markdown_table(result: dict[str, Any]) -> str:
             f"| {name} | {_m(h['vec_4096'])}/s | {_m(h['kernel_4096'])}/s | "
             f"{_x(h.get('vec_vs_pgx'))} | {_m(h['aec_env'])}/s | "
             f"{_x(h.get('aec_vs_c4'))} | {_m(h['nojit'])}/s | "
-            f"{g['sizes']['record_bytes']} B | {warm:.2f} s |"
+            f"{g['sizes']['record_bytes']} B | "
+            f"{g['sizes'].get('obs_bytes_per_step', 4 * g['sizes']['obs_dim'])} B | {warm:.2f} s |"
         )
     peers = []
     if c4:

@@ -1,7 +1,7 @@
 """The PettingZoo AEC adapter: one game (a batch of one) behind the AECEnv API.
 
 Agents are ``player_0 .. player_{n-1}`` in seat order. Observations are dicts
-``{"observation": float32 (obs_dim,), "action_mask": int8 (num_actions,)}`` from
+``{"observation": uint8 (obs_dim,), "action_mask": int8 (num_actions,)}`` from
 the observing agent's seat (C4); the mask is all zeros for an agent not on turn.
 
 Illegal actions: the raw env raises ``ValueError`` and leaves the game unchanged.
@@ -52,7 +52,6 @@ class TrafficAECEnv(AECEnv):
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
             )
-        self.game = game
         self.metadata = dict(self.metadata, name=game.env_id())
         self.render_mode = render_mode
         self.render_seat = render_seat
@@ -62,14 +61,14 @@ class TrafficAECEnv(AECEnv):
             raise ValueError(f"max_cycles must be positive, got {max_cycles}")
         self.max_cycles = int(max_cycles)
         self.max_moves = self.max_cycles * game.num_players
+        game = game.with_horizon(self.max_moves)
+        self.game = game
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(
-                    game.obs_low, game.obs_high, (game.obs_dim,), dtype=np.float32
-                ),
+                "observation": game.observation_box(),
                 "action_mask": spaces.Box(0, 1, (game.num_actions,), dtype=np.int8),
             }
         )
@@ -77,7 +76,7 @@ class TrafficAECEnv(AECEnv):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._recs = game.new_records(1)
-        self._obs = np.zeros(game.obs_dim, np.float32)
+        self._obs = np.zeros(game.obs_dim, game.obs_dtype)
         self._mask = np.zeros(game.num_actions, np.int8)
         self._seeds = np.random.SeedSequence()
         self.agents: list[str] = []

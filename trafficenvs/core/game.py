@@ -11,6 +11,7 @@ version come from that spec: it is the one place a game is declared.
 from __future__ import annotations
 
 import abc
+import copy
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,6 +40,9 @@ class Game(abc.ABC):
     max_players: ClassVar[int]
     #: truncation default (moves per player) when ``max_cycles`` is not given
     default_max_cycles: ClassVar[int] = 10_000
+    #: observation entries are small integers with exact bounds (``obs_high``); one
+    #: byte each keeps a step's output small (see docs/architecture.md, observations)
+    obs_dtype: ClassVar[np.dtype] = np.dtype(np.uint8)
 
     num_players: int
     num_actions: int
@@ -105,15 +109,40 @@ class Game(abc.ABC):
         rec["rng_key"] = np.uint64(key)
         rec["rng_ctr"] = np.uint64(counter)
 
+    def with_horizon(self, max_moves: int) -> Game:
+        """This configuration for an env that cuts games off after ``max_moves`` moves.
+
+        The observation shows how much of that limit is left (``horizon_left``, see
+        ``core/clock.py``), so the limit is part of the configuration record the kernels
+        read (``cfg.horizon``). Returns ``self`` when the limit is already set or the
+        game's record has no ``horizon`` field; otherwise a shallow copy with its own
+        configuration record (the game object passed in is not changed).
+        """
+        cfg = self.cfg
+        if "horizon" not in cfg.dtype.names or int(cfg[0]["horizon"]) == int(max_moves):
+            return self
+        other = copy.copy(self)
+        new = cfg.copy()
+        new[0]["horizon"] = int(max_moves)
+        other.cfg = new
+        return other
+
     # -- spaces ----------------------------------------------------------------
     @property
-    def obs_low(self) -> float:
-        return 0.0
+    def obs_low(self) -> np.ndarray:
+        """The lower bound of every observation entry: 0."""
+        return np.zeros(self.obs_dim, self.obs_dtype)
 
     @property
-    @abc.abstractmethod
-    def obs_high(self) -> float:
-        """An upper bound of every observation entry (for the Box space)."""
+    def obs_high(self) -> np.ndarray:
+        """The exact upper bound of every observation entry, from the layout."""
+        return self.obs_layout.high().astype(self.obs_dtype)
+
+    def observation_box(self) -> Any:
+        """The observation row's ``gymnasium.spaces.Box`` (exact bounds, ``obs_dtype``)."""
+        from gymnasium import spaces
+
+        return spaces.Box(self.obs_low, self.obs_high, (self.obs_dim,), dtype=self.obs_dtype)
 
     # -- for people ------------------------------------------------------------
     @abc.abstractmethod

@@ -36,6 +36,37 @@ class Part:
     name: str
     length: int
     meaning: str
+    #: the largest value an entry takes (1: a flag or one-hot entry); the
+    #: observation space's upper bound, exact, so ``observation_space.contains`` holds
+    high: int = 1
+    #: a bound per entry when they differ (e.g. per card kind, its copies in the deck);
+    #: ``high`` is then their largest
+    bounds: tuple[int, ...] = ()
+
+    def highs(self) -> np.ndarray:
+        """The upper bound of each of the part's ``length`` entries."""
+        return _highs(self.length, self.high, self.bounds, self.name)
+
+
+def _highs(length: int, high: int, bounds: tuple[int, ...], name: str) -> np.ndarray:
+    if not bounds:
+        return np.full(length, high, np.int64)
+    if len(bounds) != length:
+        raise ValueError(f"{name}: {len(bounds)} bounds for {length} entries")
+    return np.asarray(bounds, np.int64)
+
+
+def _range_text(high: int, bounds: tuple[int, ...]) -> str:
+    """``0-4``, or ``0-(2..4)`` when the bound differs from entry to entry."""
+    if not bounds or min(bounds) == max(bounds):
+        return f"0-{max(bounds) if bounds else high}"
+    return f"0-({min(bounds)}..{max(bounds)})"
+
+
+def bounded(cls: type, name: str, bounds: Sequence[int], meaning: str, **kw: object):
+    """A :class:`Part` or :class:`Field` with a bound per entry (``high`` their largest)."""
+    b = tuple(int(x) for x in bounds)
+    return cls(name, len(b), meaning, high=max(b, default=0), bounds=b, **kw)
 
 
 @dataclass(frozen=True)
@@ -44,7 +75,9 @@ class Field:
 
     ``size`` writes the length as the rules page states it in terms of the
     configuration (``"K"``, ``"2 N"``); ``count`` > 1 with ``parts`` makes a block
-    of ``count`` repeats of ``stride`` entries each.
+    of ``count`` repeats of ``stride`` entries each. ``high`` is the largest value
+    an entry takes (a block's entries take their part's ``high``); entries are
+    integers from 0 to ``high`` (observations are ``uint8`` rows).
     """
 
     name: str
@@ -54,6 +87,21 @@ class Field:
     count: int = 1
     parts: tuple[Part, ...] = ()
     offset: int = -1
+    high: int = 1
+    #: a bound per entry when they differ (see :attr:`Part.bounds`)
+    bounds: tuple[int, ...] = ()
+
+    def highs(self) -> np.ndarray:
+        """The upper bound of each of the field's entries (``length`` values)."""
+        if not self.parts:
+            return _highs(self.length, self.high, self.bounds, self.name)
+        return np.tile(np.concatenate([p.highs() for p in self.parts]), self.count)
+
+    def range_text(self) -> str:
+        """``0-1``, ``0-26``, ``0-(2..4)`` or ``0-1 / 0-6`` per part, for the rules page."""
+        if not self.parts:
+            return _range_text(self.high, self.bounds)
+        return " / ".join(_range_text(p.high, p.bounds) for p in self.parts)
 
     @property
     def stride(self) -> int:
@@ -93,8 +141,11 @@ class Layout:
     each next one where the last stopped, so a layout cannot overlap or leave gaps.
     """
 
-    def __init__(self, title: str, fields: Sequence[Field]):
+    def __init__(self, title: str, fields: Sequence[Field], ranges: bool = False):
         self.title = title
+        #: an observation layout: its entries are bounded integers (uint8), and the
+        #: rules page's table shows each field's range
+        self.ranges = ranges
         placed: list[Field] = []
         o = 0
         for f in fields:
@@ -109,6 +160,11 @@ class Layout:
         self.fields: tuple[Field, ...] = tuple(placed)
         self._by_name = {f.name: f for f in placed}
         self.size = o
+        if ranges:
+            bad = [f.name for f in placed
+                   if f.length and not 0 <= f.highs().min() <= f.highs().max() <= 255]
+            if bad:
+                raise ValueError(f"{title}: fields {bad} have a bound outside 0..255 (uint8)")
 
     def __iter__(self) -> Iterator[Field]:
         return iter(self.fields)
@@ -144,6 +200,16 @@ class Layout:
             raise KeyError(f"{name} has no part {part!r}; parts: {list(offs)}")
         return f.offset + index * f.stride + offs[part]
 
+    def high(self) -> np.ndarray:
+        """The upper bound of every entry of a row (``size`` values; the lower bound is 0).
+
+        Exact by construction: each field states the largest value its kernel writes,
+        and the bounds tests check random games against it.
+        """
+        if not self.fields:
+            return np.zeros(0, np.int64)
+        return np.concatenate([f.highs() for f in self.fields])
+
     def slice(self, row: np.ndarray, name: str) -> np.ndarray:
         """The entries of field ``name`` in ``row`` (or in every row of a batch)."""
         return np.asarray(row)[..., self.field(name).slice]
@@ -154,7 +220,11 @@ class Layout:
 
     def markdown(self) -> str:
         """The layout as the rules page's table (one row per field, parts listed)."""
-        lines = ["| field | offset | length | meaning |", "| --- | ---: | --- | --- |"]
+        if self.ranges:
+            lines = ["| field | offset | length | range | meaning |",
+                     "| --- | ---: | --- | --- | --- |"]
+        else:
+            lines = ["| field | offset | length | meaning |", "| --- | ---: | --- | --- |"]
         for f in self.fields:
             size = f"{f.length}" + (f" ({f.size})" if f.size else "")
             meaning = f.meaning
@@ -165,7 +235,8 @@ class Layout:
                     for p, o in zip(f.parts, part_offsets(f.parts).values())
                 )
                 meaning += f". Each of the {f.count} repeats ({f.stride} entries): {parts}"
-            lines.append(f"| `{f.name}` | {f.offset} | {size} | {meaning} |")
+            rng = f" {f.range_text()} |" if self.ranges else ""
+            lines.append(f"| `{f.name}` | {f.offset} | {size} |{rng} {meaning} |")
         return "\n".join(lines)
 
 

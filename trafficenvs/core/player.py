@@ -35,7 +35,7 @@ class GreedyPlayer(ABC):
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
     ) -> np.ndarray:
-        obs = np.ascontiguousarray(observation, np.float32)
+        obs = np.ascontiguousarray(observation, self.game.obs_dtype)
         mask = np.ascontiguousarray(action_mask, np.bool_)
         g = self.game
         if obs.ndim != 2 or obs.shape[1] != g.obs_dim or mask.shape != (obs.shape[0],

@@ -30,7 +30,7 @@ from trafficenvs.core.game import Game
 class VecStep:
     """What ``reset`` and ``step`` return; row ``i`` is game ``i``."""
 
-    #: ``(N, obs_dim)`` float32, from the seat of ``current_player``
+    #: ``(N, obs_dim)`` ``game.obs_dtype`` (uint8), from the seat of ``current_player``
     observation: np.ndarray
     #: ``(N, num_actions)`` bool, legal actions of ``current_player``
     action_mask: np.ndarray
@@ -43,7 +43,7 @@ class VecStep:
     #: ``(N,)`` bool, the game hit the move limit or a game option's cap on this step
     #: (and was restarted)
     truncated: np.ndarray
-    #: ``(N, obs_dim)`` float32, valid in rows that ended on this step
+    #: ``(N, obs_dim)`` ``game.obs_dtype``, valid in rows that ended on this step
     final_observation: np.ndarray
     #: ``(N,)`` game records, valid in rows that ended on this step: the final game
     #: (for scores and state dicts; ``env.game.scores(final_records[i])``)
@@ -65,24 +65,25 @@ class TrafficVecEnv:
             max_cycles = game.default_max_cycles
         if max_cycles <= 0:
             raise ValueError(f"max_cycles must be positive, got {max_cycles}")
-        self.game = game
         self.num_envs = int(num_envs)
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.observation_shape = (game.obs_dim,)
         self.max_cycles = int(max_cycles)
         self.max_moves = self.max_cycles * game.num_players
+        game = game.with_horizon(self.max_moves)
+        self.game = game
         n = self.num_envs
         self.records = game.new_records(n)
         self._seeds = np.zeros(n, np.uint64)
         self._buf = VecStep(
-            observation=np.zeros((n, game.obs_dim), np.float32),
+            observation=np.zeros((n, game.obs_dim), game.obs_dtype),
             action_mask=np.zeros((n, game.num_actions), np.bool_),
             current_player=np.zeros(n, np.int64),
             rewards=np.zeros((n, game.num_players), np.float32),
             terminated=np.zeros(n, np.bool_),
             truncated=np.zeros(n, np.bool_),
-            final_observation=np.zeros((n, game.obs_dim), np.float32),
+            final_observation=np.zeros((n, game.obs_dim), game.obs_dtype),
             final_records=game.new_records(n),
         )
         self._all = np.ones(n, np.bool_)
@@ -162,7 +163,7 @@ class TrafficVecEnv:
         if seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
             raise ValueError(f"seats must be in 0..{self.num_players - 1}")
         if out is None:
-            out = np.zeros((self.num_envs, self.game.obs_dim), np.float32)
+            out = np.zeros((self.num_envs, self.game.obs_dim), self.game.obs_dtype)
         driver.batch_observe(self.records, self.game.cfg, seats, out)
         return out
 

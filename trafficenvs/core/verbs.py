@@ -20,7 +20,8 @@ The contract (``rec`` is one record, ``cfg`` the game's configuration record):
 ``legal_mask(rec, cfg, out)``
     Write the legal-action mask (bool/int8 row of ``num_actions``) of the player to move.
 ``observe(rec, cfg, seat, out)``
-    Write ``seat``'s observation (float32 row), from that seat's point of view (C4).
+    Write ``seat``'s observation (a uint8 row, each entry within its layout bound),
+    from that seat's point of view (C4).
 ``current_player(rec, cfg) -> int``
     The seat to move.
 ``is_over(rec, cfg) -> bool``
@@ -29,6 +30,16 @@ The contract (``rec`` is one record, ``cfg`` the game's configuration record):
     Whether a game option (a cap on turns or rounds) has cut the game off. The
     drivers end such a game as truncated, with no result (C2: reward 0), just as
     when the envs' ``max_cycles`` move limit is reached.
+``determinize(rec, cfg, seat, key)`` (optional; default: :func:`redraw_generator`)
+    Turn ``rec`` into a game ``seat`` cannot tell from it: keep everything that seat
+    observes, redraw everything it cannot (OpenSpiel's ``resample_from_infostate``)
+    from the uint64 ``key``. A game whose only hidden information is its future
+    chance (dice) keeps the default, which rekeys the generator; a game with hidden
+    cards redraws them consistently with what the seat has seen. Search agents
+    (``agents/search.py``) only ever look at determinized copies.
+``evaluate(rec, cfg, seat) -> float`` (optional; default: 0.0)
+    A heuristic value of the position for ``seat`` in [-1, 1] (the scale of the final
+    result), for search that cuts its rollouts off before the end.
 
 Every record dtype also has the common fields ``rng_key``, ``rng_ctr`` (uint64),
 ``moves`` (int32, maintained by the drivers) and ``reward`` (float32 per seat).
@@ -45,7 +56,7 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 VERBS = ("init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over")
-OPTIONAL_VERBS = ("is_truncated",)
+OPTIONAL_VERBS = ("is_truncated", "determinize", "evaluate")
 COMMON_FIELDS = ("rng_key", "rng_ctr", "moves", "reward")
 
 _KERNELS: dict[np.dtype, dict[str, Callable]] = {}
@@ -63,7 +74,9 @@ def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
     absent = [f for f in COMMON_FIELDS if f not in record_dtype.names]
     if absent:
         raise ValueError(f"record dtype lacks the common fields {absent}")
-    _KERNELS[np.dtype(record_dtype)] = {"is_truncated": never_truncated, **kernels}
+    _KERNELS[np.dtype(record_dtype)] = {"is_truncated": never_truncated,
+                                        "determinize": redraw_generator,
+                                        "evaluate": no_estimate, **kernels}
 
 
 def register_module(kernels: Any) -> None:
@@ -109,12 +122,28 @@ k_observe = _python_verb("k_observe")
 k_current_player = _python_verb("k_current_player")
 k_is_over = _python_verb("k_is_over")
 k_is_truncated = _python_verb("k_is_truncated")
+k_determinize = _python_verb("k_determinize")
+k_evaluate = _python_verb("k_evaluate")
 
 
 @njit(cache=True)
 def never_truncated(rec, cfg):
     """The default ``is_truncated``: a game with no cap of its own."""
     return False
+
+
+@njit(cache=True)
+def redraw_generator(rec, cfg, seat, key):
+    """The default ``determinize``: the same position with a new generator, so every
+    future die is redrawn (nothing else is hidden in a game that keeps this)."""
+    rec.rng_key = key
+    rec.rng_ctr = np.uint64(0)
+
+
+@njit(cache=True)
+def no_estimate(rec, cfg, seat):
+    """The default ``evaluate``: no opinion (0, a draw) before the end."""
+    return 0.0
 
 
 # The overload implementations are not cached themselves (they are compiled into
@@ -165,3 +194,15 @@ def _ov_is_over(rec, cfg):
 def _ov_is_truncated(rec, cfg):
     fn = _kernel(rec, "is_truncated")
     return lambda rec, cfg: fn(rec, cfg)
+
+
+@overload(k_determinize)
+def _ov_determinize(rec, cfg, seat, key):
+    fn = _kernel(rec, "determinize")
+    return lambda rec, cfg, seat, key: fn(rec, cfg, seat, key)
+
+
+@overload(k_evaluate)
+def _ov_evaluate(rec, cfg, seat):
+    fn = _kernel(rec, "evaluate")
+    return lambda rec, cfg, seat: fn(rec, cfg, seat)

@@ -3,10 +3,13 @@ derived caches, and which cells are occupied.
 
 Derived caches kept in the record (so masks and observations cost no path tracing):
 ``links`` (each cell's ``conn`` at its rotation), ``code`` (each cell's observation
-code) and ``dest`` (where each exit of the mover's tile parks, -1 if not a legal
-drive). They are refreshed on every tile change and every change of mover, and
-rebuilt by :func:`refresh` when a state dict is loaded; ``invariants.check`` verifies
-them. Driving is table lookups in a loop that ends after at most one visit per path
+code), ``drive_to`` (where a drive out of each edge of each cell parks: :func:`trace`
+of every cell and edge, ``NO_DRIVE`` for no path or a path back to the same cell) and
+``dest`` (where each exit of the mover's tile parks, -1 if not a legal drive). They are
+refreshed on every tile change (``drive_to`` only along the paths through the changed
+tile, :func:`update_drive_to`) and every change of mover, and rebuilt
+by :func:`refresh` when a state dict is loaded; ``invariants.check`` verifies them.
+Tracing a path is table lookups in a loop that ends after at most one visit per path
 end.
 """
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trafficenvs.jakarta_traffic.layout import CENTRE, NCELLS, NTYPES
+from trafficenvs.jakarta_traffic.layout import CENTRE, NCELLS, NO_DRIVE, NTYPES
 
 
 @njit(cache=True)
@@ -38,28 +41,111 @@ def set_links(rec, cfg, x):
     rec.code[x] = code
 
 
+@njit(cache=True, inline="always")
+def path_stop(links, exit_to, x, g):
+    """K6, K3: follow the path entering cell ``x`` by edge ``g`` through tiles and alleys
+    to the parking spot where it ends, on any links table (``links[cell, edge]``:
+    ``rec.links``, or a player's own reading of the board). Returns that spot's cell
+    ``* 4 +`` the edge the path enters it by; -1 if it never ends (a closed loop of
+    crossings, which no parking spot's path can be).
+
+    Each path end is passed at most once, so the loop is bounded by their number."""
+    for _ in range(4 * NCELLS + 1):
+        h = links[x, g]
+        if h == CENTRE:
+            return x * 4 + g
+        t = exit_to[x, h]
+        x = t >> 2
+        g = t & 3
+    return -1
+
+
+@njit(cache=True, inline="always")
+def path_end(links, exit_to, x, g):
+    """The cell of :func:`path_stop` (-1: none)."""
+    s = path_stop(links, exit_to, x, g)
+    return s >> 2 if s >= 0 else -1
+
+
+@njit(cache=True, inline="always")
+def follow(links, exit_to, x, e):
+    """K6: where the path leaving cell ``x``'s parking spot through edge ``e`` parks, on
+    any links table (:func:`path_end`); -1 if edge ``e`` does not lead to the spot."""
+    if links[x, e] != CENTRE:
+        return -1
+    t = exit_to[x, e]
+    return path_end(links, exit_to, t >> 2, t & 3)
+
+
 @njit(cache=True)
 def trace(rec, cfg, x, e):
-    """K6: the cell whose parking spot ends the path leaving ``x`` through edge ``e``.
+    """K6: the cell whose parking spot ends the path leaving ``x`` through edge ``e``
+    (:func:`follow` on the record's links); -1 if edge ``e`` of ``x`` does not lead to
+    its parking spot (no path to take)."""
+    return follow(rec.links, cfg.exit_to, x, e)
 
-    -1 if edge ``e`` of ``x`` does not lead to its parking spot (no path to take). Each
-    path end is passed at most once, so the loop is bounded by their number.
-    """
-    if rec.links[x, e] != CENTRE:
-        return -1
-    for _ in range(4 * NCELLS + 1):
-        t = cfg.exit_to[x, e]
-        x = t >> 2
-        g = rec.links[x, t & 3]
-        if g == CENTRE:
-            return x
-        e = g
-    return -1
+
+@njit(cache=True, inline="always")
+def _outward(links, exit_to, x, g):
+    """:func:`path_stop` of the path leaving cell ``x`` through edge ``g``."""
+    t = exit_to[x, g]
+    return path_stop(links, exit_to, t >> 2, t & 3)
+
+
+@njit(cache=True, inline="always")
+def _drive_end(x, b):
+    """The ``drive_to`` entry of a path from cell ``x`` to the spot of cell ``b``."""
+    return b if b != x else NO_DRIVE
+
+
+@njit(cache=True)
+def set_drive_to(rec, cfg):
+    """Recompute the whole ``drive_to`` cache: ``drive_to[x, e]`` = :func:`trace` of
+    ``(x, e)``, ``NO_DRIVE`` where that is -1 or ``x`` itself (each path is walked once,
+    from one of its two parking spots)."""
+    links = rec.links
+    exit_to = cfg.exit_to
+    for x in range(NCELLS):
+        for e in range(4):
+            rec.drive_to[x, e] = -1
+    for x in range(NCELLS):
+        for e in range(4):
+            if links[x, e] != CENTRE:
+                rec.drive_to[x, e] = NO_DRIVE
+            elif rec.drive_to[x, e] < 0:
+                b = _outward(links, exit_to, x, e)  # a path from a spot always ends
+                y = b >> 2
+                rec.drive_to[x, e] = _drive_end(x, y)
+                rec.drive_to[y, b & 3] = _drive_end(y, x)
+
+
+@njit(cache=True)
+def update_drive_to(rec, cfg, y):
+    """Bring the ``drive_to`` cache up to date after cell ``y``'s tile changed (its links
+    already are): only the paths through ``y`` changed, and each of them passes one of
+    ``y``'s four edge ends, so walking out of each edge end to both of its path's parking
+    spots finds every entry to rewrite (four short walks: one per edge end)."""
+    links = rec.links
+    exit_to = cfg.exit_to
+    for g in range(4):
+        if links[y, g] != CENTRE:
+            rec.drive_to[y, g] = NO_DRIVE
+    for g in range(4):
+        h = links[y, g]
+        if h != CENTRE and h < g:
+            continue  # a crossing inside y: done from its other edge
+        a = _outward(links, exit_to, y, g)
+        if a < 0:
+            continue  # a closed loop of crossings: no parking spot on it
+        b = y * 4 + g if h == CENTRE else _outward(links, exit_to, y, h)
+        rec.drive_to[a >> 2, a & 3] = _drive_end(a >> 2, b >> 2)
+        rec.drive_to[b >> 2, b & 3] = _drive_end(b >> 2, a >> 2)
 
 
 @njit(cache=True)
 def refresh(rec, cfg):
-    """Recompute the derived caches: every cell's links and the mover's drive targets.
+    """Recompute the derived caches: every cell's links, the drive ends and the mover's
+    drive targets.
 
     ``dest[e]`` is where driving out of edge ``e`` parks, -1 if that is no legal drive
     (no path, or the path returns to the turn's start, K6). Valid while the mover is
@@ -67,6 +153,7 @@ def refresh(rec, cfg):
     """
     for x in range(NCELLS):
         set_links(rec, cfg, x)
+    set_drive_to(rec, cfg)
     refresh_dest(rec, cfg)
 
 
@@ -79,11 +166,12 @@ def drive_target(rec, cfg, e):
 
 @njit(cache=True)
 def refresh_dest(rec, cfg):
-    """Recompute ``dest`` (the mover's drive targets, :func:`drive_target`)."""
+    """Recompute ``dest`` (the mover's drive targets, :func:`drive_target`, read from the
+    ``drive_to`` cache)."""
     x0 = rec.pos[rec.cur]
     for e in range(4):
-        d = trace(rec, cfg, x0, e)
-        rec.dest[e] = d if d >= 0 and d != rec.start else -1
+        d = rec.drive_to[x0, e]
+        rec.dest[e] = d if d != NO_DRIVE and d != rec.start else -1
 
 
 @njit(cache=True)

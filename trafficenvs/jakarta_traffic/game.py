@@ -54,7 +54,7 @@ class JakartaTrafficGame(Game):
         ):
             raise ValueError(f"max_rounds must be an int >= 0 (0: no cap), got {max_rounds!r}")
         self.max_rounds = int(max_rounds)
-        self.obs_layout = obs_layout(self.num_players)
+        self.obs_layout = obs_layout(self.num_players, self.max_rounds)
         self.action_layout = action_layout()
         self.num_actions = self.action_layout.size
         self.obs_dim = self.obs_layout.size
@@ -67,10 +67,6 @@ class JakartaTrafficGame(Game):
             c[name] = offset
         fill_cfg(c, self.tiles)
         self.cfg = cfg
-
-    @property
-    def obs_high(self) -> float:
-        return float(K.OBS_ROUND_CAP)
 
     # -- names -----------------------------------------------------------------
     def action_name(self, rec: np.void, action: int) -> str:

@@ -60,13 +60,13 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.jakarta_traffic.board import follow
 from trafficenvs.jakarta_traffic.greedy_maze import (
     _honk_action,
     _honk_options,
     _nearest_chargers,
     _reach_one,
     _set_links,
-    _trace,
     _trace_cells,
     _turn_distances,
 )
@@ -122,12 +122,12 @@ def _decide(ob, mask, cfg, exit_to):
     phase = _read_phase(ob, cfg.ob_phase)
     if phase == DELIVER:  # always deliver (stars, never worth keeping an order)
         return _deliver_action(mask)
-    last_turn = ob[cfg.ob_end_triggered] > 0.5
-    bits, kind, building, links, others, blocked = _read_cells(ob, cfg.ob_cells)
+    last_turn = ob[cfg.ob_end_triggered] > 0
+    bits, kind, building, links, others, stack_type, blocked = _read_cells(ob, cfg.ob_cells)
     me, energy, bubbles, nstars, points, passengers, held, spare = _read_me(ob, P)  # C4
     has_spare = spare != 0
     opp_pos, opp_energy, opp_best = _read_opponents(ob, P, n)
-    addr, pay, stack, stack_type = _read_orders(ob, cfg.ob_types)
+    addr, pay, stack = _read_orders(ob, cfg.ob_types, stack_type)
     dist, first = _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare)
     sk = np.zeros((5, ROUTE_STOPS + 1), np.int64)
     value = np.zeros(ROUTE_STOPS + 1, np.float64)
@@ -152,7 +152,7 @@ def _decide(ob, mask, cfg, exit_to):
     best_a, best_v = _best_drive(mask, links, exit_to, me, worth, top)
     if phase != HONK:
         return best_a
-    spare_kind = 1 if ob[P + PL_SPARE_CHARGING] > 0.5 else 0
+    spare_kind = 1 if ob[P + PL_SPARE_CHARGING] else 0
     best_a = _best_honk(mask, links, bits, exit_to, building, blocked, me, spare, has_spare,
                         spare_kind, worth, best_a, best_v, ctx)
     if best_a < A_DRIVE or best_a == A_DETOUR:
@@ -221,7 +221,7 @@ def _best_drive(mask, links, exit_to, me, worth, top):
     best_v = _detour_worth(worth, top)
     for e in range(4):
         if mask[A_DRIVE + e]:
-            d = _trace(links, exit_to, me, e)
+            d = follow(links, exit_to, me, e)
             if d >= 0 and worth[d] > best_v:
                 best_v = worth[d]
                 best_a = A_DRIVE + e
@@ -265,7 +265,7 @@ def _drive_after_honk(links, exit_to, me, y, o, worth, spare_kind, ctx):
     worth as it lies, but the swapped-in spare (of kind ``spare_kind``) revalued."""
     best = -np.inf
     for e in range(4):
-        d = _trace(links, exit_to, me, e)
+        d = follow(links, exit_to, me, e)
         if d < 0 or d == me:
             continue
         v = worth[d]
@@ -308,9 +308,9 @@ def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, 
     lies on the honked tile, so the next player cannot turn it back (K5)."""
     q = _cell_of(ob, o + PL_ROW, o + PL_COL)
     threat = np.int64(0)
-    if ob[o + PL_ENERGY] > 0.5:
+    if ob[o + PL_ENERGY] > 0:
         for t in range(NTYPES):
-            if ob[o + PL_HOLDS + t] > 0.5 and addr[t] != q:
+            if ob[o + PL_HOLDS + t] and addr[t] != q:
                 threat |= np.int64(1) << addr[t]
     if threat == 0:
         return A_DRIVE + e0
@@ -319,7 +319,7 @@ def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, 
                   q) & threat == 0:
         return A_DRIVE + e0
     mine = _trace_cells(links, exit_to, me, e0)
-    dest = _trace(links, exit_to, me, e0)
+    dest = follow(links, exit_to, me, e0)
     after = (blocked & ~(np.int64(1) << me)) | (np.int64(1) << dest)
     cand = ~mine & ~blocked & ~(np.int64(1) << me)
     for y in range(NCELLS):
@@ -351,14 +351,14 @@ def _drive_targets(obs, exit_to, out):
             _set_links(links, x, _bits4(obs[i], OB_CELLS + x * CELL_F + CELL_ENDS))
         me = _cell_of(obs[i], OB_PLAYERS + PL_ROW, OB_PLAYERS + PL_COL)
         for e in range(4):
-            out[i, e] = _trace(links, exit_to, me, e)
+            out[i, e] = follow(links, exit_to, me, e)
 
 
 def drive_targets(observation: np.ndarray) -> np.ndarray:
     """``(B, 4)``: where each exit of the observer's tile parks, as this player traces
     the paths from the observation (-1: no path; the turn's start is not excluded).
     Exposed so tests can hold the player's reading of the maze against the game's."""
-    obs = np.ascontiguousarray(np.atleast_2d(observation), np.float32)
+    obs = np.ascontiguousarray(np.atleast_2d(observation), np.uint8)
     out = np.zeros((obs.shape[0], 4), np.int64)
     _drive_targets(obs, exit_table().astype(np.int64), out)
     return out

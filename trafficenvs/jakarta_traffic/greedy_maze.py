@@ -2,7 +2,9 @@
 
 The player rebuilds each cell's links from its four "path end leads to the spot" bits
 (:func:`_set_links`), follows paths through the fixed frame (``exit_to``, the game's
-:func:`~trafficenvs.jakarta_traffic.tiles.exit_table`) and lists the distinct honks
+:func:`~trafficenvs.jakarta_traffic.tiles.exit_table`) with the rules' own path tracing
+on its links table (:func:`~trafficenvs.jakarta_traffic.board.follow`,
+:func:`~trafficenvs.jakarta_traffic.board.path_end`) and lists the distinct honks
 of a tile. From these it computes where one turn can take a moped from each cell (a
 honk on one of its paths allowed) and, by a breadth-first search over those one-turn
 sets, the number of turns between any two cells (strategy: ``greedy.py``).
@@ -13,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from trafficenvs.jakarta_traffic.board import path_end
 from trafficenvs.jakarta_traffic.layout import A_ROTATE, A_SWAP, CENTRE, NCELLS
 
 HORIZON = 5  # turns searched for distances
@@ -38,21 +41,6 @@ def _set_links(links, y, bits):
         else:
             links[y, e] = other
             links[y, other] = e
-
-
-@njit(cache=True)
-def _trace(links, exit_to, x, e):
-    """K6: the cell where the path out of ``x`` by edge ``e`` parks (-1: no such path)."""
-    if links[x, e] != CENTRE:
-        return -1
-    for _ in range(4 * NCELLS + 1):
-        t = exit_to[x, e]
-        x = t >> 2
-        g = links[x, t & 3]
-        if g == CENTRE:
-            return x
-        e = g
-    return -1
 
 
 @njit(cache=True)
@@ -109,19 +97,6 @@ def _honk_action(y, o):
 
 
 @njit(cache=True)
-def _enter(links, exit_to, x, g):
-    """The cell where a path entering cell ``x`` by edge ``g`` parks."""
-    for _ in range(4 * NCELLS + 1):
-        h = links[x, g]
-        if h == CENTRE:
-            return x
-        t = exit_to[x, h]
-        x = t >> 2
-        g = t & 3
-    return -1
-
-
-@njit(cache=True)
 def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first, x):
     """The cells one turn can take a moped on ``x`` to (a honk on one of its paths'
     tiles allowed, with the spare ``spare``), as bits. ``links`` is left as it was.
@@ -161,7 +136,7 @@ def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first,
             for e in range(4):
                 g = first[e, y]
                 if g >= 0:
-                    d = _enter(links, exit_to, y, g)
+                    d = path_end(links, exit_to, y, g)
                     if d >= 0 and d != x:
                         r |= np.int64(1) << d
         _set_links(links, y, b0)

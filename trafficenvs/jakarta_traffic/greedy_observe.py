@@ -1,8 +1,10 @@
-"""The greedy Jakarta Traffic player's reading of one observation row (C4).
+"""The greedy Jakarta Traffic player's reading of one observation row (C4, v1: uint8
+entries, rows, columns and categories one-hot).
 
-Every observation offset comes from the game's layouts (``layout.py``): part offsets
-as module constants, the offsets that depend on the player count from the config
-record (``cfg.ob_*``), passed in by the caller.
+Every observation offset comes from the game's layouts (``layout.py``) by name: part
+offsets as module constants, the offsets that depend on the player count from the
+config record (``cfg.ob_*``), passed in by the caller. Counts are read as the v0 player
+read them (points, pays and energies as floats), so its choices stay the same.
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from numba import njit
 from trafficenvs.jakarta_traffic.greedy_maze import _set_links
 from trafficenvs.jakarta_traffic.layout import (
     BUBBLE_BONUS,
-    CELL_BUILDING,
-    CELL_CHARGING,
+    BUILDING,
     CELL_ENDS,
     CELL_F,
+    CELL_KIND,
     CELL_MARKER,
     CELL_ME,
     CELL_OTHERS,
     CELL_STACK,
+    CHARGING,
     MAX_ENERGY,
     NCELLS,
     NPHASES,
@@ -39,9 +42,6 @@ from trafficenvs.jakarta_traffic.layout import (
     TY_ADDR_COL,
     TY_ADDR_ROW,
     TY_PAYS,
-    TY_STACK_COL,
-    TY_STACK_N,
-    TY_STACK_ROW,
     TYPE_F,
 )
 
@@ -51,53 +51,63 @@ def _bits4(ob, o):
     """Four 0/1 entries ``ob[o:o + 4]`` (path ends N, E, S, W) as bits."""
     v = 0
     for e in range(4):
-        if ob[o + e] > 0.5:
+        if ob[o + e]:
             v |= 1 << e
     return v
 
 
 @njit(cache=True)
+def _index(ob, o, n):
+    """The position of the 1 in the one-hot ``ob[o:o + n]`` (0 if none)."""
+    k = 0
+    for i in range(n):
+        if ob[o + i]:
+            k = i
+    return k
+
+
+@njit(cache=True)
 def _cell_of(ob, row, col):
-    """The cell whose row and column are ``ob[row]``, ``ob[col]``."""
-    return int(ob[row] + 0.5) * SIDE + int(ob[col] + 0.5)
+    """The cell whose row and column one-hots start at ``ob[row]`` and ``ob[col]``."""
+    return _index(ob, row, SIDE) * SIDE + _index(ob, col, SIDE)
 
 
 @njit(cache=True)
 def _read_phase(ob, ob_phase):
-    """The phase of the decision (the last one set in the one-hot part)."""
-    phase = 0
-    for k in range(NPHASES):
-        if ob[ob_phase + k] > 0.5:
-            phase = k
-    return phase
+    """The phase of the decision (its one-hot part)."""
+    return _index(ob, ob_phase, NPHASES)
 
 
 @njit(cache=True)
 def _read_cells(ob, ob_cells):
     """The board: per cell its spot bits and links, its kind (0 pick-up, 1 charging,
-    2 building), whether it is a building and how many competitors stand on it; and the
-    cells that may not be honked (a stack, the marker or a moped on them), as bits."""
+    2 building), whether it is a building and how many competitors stand on it; the
+    type of the stack on it (-1: none) and the cells that may not be honked (a stack,
+    the marker or a moped on them), as bits."""
     bits = np.zeros(NCELLS, np.int64)
     kind = np.zeros(NCELLS, np.int64)
     building = np.zeros(NCELLS, np.bool_)
     links = np.zeros((NCELLS, 4), np.int64)
     others = np.zeros(NCELLS, np.int64)
+    stack_type = np.full(NCELLS, -1, np.int64)
     blocked = np.int64(0)
     for x in range(NCELLS):
         o = ob_cells + x * CELL_F
         v = _bits4(ob, o + CELL_ENDS)
         bits[x] = v
         _set_links(links, x, v)
-        if ob[o + CELL_CHARGING] > 0.5:
+        if ob[o + CELL_KIND + CHARGING]:
             kind[x] = 1
-        elif ob[o + CELL_BUILDING] > 0.5:
+        elif ob[o + CELL_KIND + BUILDING]:
             kind[x] = 2
             building[x] = True
-        if ob[o + CELL_STACK] > 0.5 or ob[o + CELL_MARKER] > 0.5 or ob[o + CELL_ME] > 0.5 \
-                or ob[o + CELL_OTHERS] > 0.5:
+        for t in range(NTYPES):
+            if ob[o + CELL_STACK + t]:
+                stack_type[x] = t
+        if stack_type[x] >= 0 or ob[o + CELL_MARKER] or ob[o + CELL_ME] or ob[o + CELL_OTHERS]:
             blocked |= np.int64(1) << x
-        others[x] = np.int64(ob[o + CELL_OTHERS] + 0.5)
-    return bits, kind, building, links, others, blocked
+        others[x] = np.int64(ob[o + CELL_OTHERS])
+    return bits, kind, building, links, others, stack_type, blocked
 
 
 @njit(cache=True)
@@ -105,14 +115,14 @@ def _read_me(ob, P):
     """The observer (the first player block at ``ob[P:]``, C4): cell, energy, bubbles,
     stars, points, passengers delivered, orders held (bits by type), spare's spot bits."""
     me = _cell_of(ob, P + PL_ROW, P + PL_COL)
-    energy = int(ob[P + PL_ENERGY] + 0.5)
-    bubbles = int(ob[P + PL_BUBBLES] + 0.5)
-    nstars = int(ob[P + PL_STARS] + 0.5)
-    points = ob[P + PL_POINTS]
-    passengers = int(ob[P + PL_PASSENGERS] + 0.5)
+    energy = np.int64(ob[P + PL_ENERGY])
+    bubbles = np.int64(ob[P + PL_BUBBLES])
+    nstars = np.int64(ob[P + PL_STARS])
+    points = np.float64(ob[P + PL_POINTS])
+    passengers = np.int64(ob[P + PL_PASSENGERS])
     held = 0
     for t in range(NTYPES):
-        if ob[P + PL_HOLDS + t] > 0.5:
+        if ob[P + PL_HOLDS + t]:
             held |= 1 << t
     spare = _bits4(ob, P + PL_SPARE_ENDS)
     return me, energy, bubbles, nstars, points, passengers, held, spare
@@ -129,29 +139,27 @@ def _read_opponents(ob, P, n):
         o = P + PLAYER_F * j
         q = _cell_of(ob, o + PL_ROW, o + PL_COL)
         opp_pos[j] = q
-        en = ob[o + PL_ENERGY]
+        en = np.float64(ob[o + PL_ENERGY])
         if en < MAX_ENERGY - 0.5:
             opp_energy[q] += 1.0
-        final = ob[o + PL_POINTS] + en + BUBBLE_BONUS[int(ob[o + PL_BUBBLES] + 0.5)]
+        final = np.float64(ob[o + PL_POINTS]) + en + BUBBLE_BONUS[np.int64(ob[o + PL_BUBBLES])]
         if final > opp_best:
             opp_best = final
     return opp_pos, opp_energy, opp_best
 
 
 @njit(cache=True)
-def _read_orders(ob, ob_types):
-    """The orders: each type's current address and what a delivery pays, where its stack
-    lies (-1: none), and per cell the type of the stack on it (-1: none)."""
+def _read_orders(ob, ob_types, stack_type):
+    """The orders: each type's current address and what a delivery pays, and where its
+    stack lies (-1: none; from the cells' stacks, ``stack_type`` of :func:`_read_cells`)."""
     addr = np.zeros(NTYPES, np.int64)
     pay = np.zeros(NTYPES, np.float64)
     stack = np.full(NTYPES, -1, np.int64)
-    stack_type = np.full(NCELLS, -1, np.int64)
     for t in range(NTYPES):
         o = ob_types + TYPE_F * t
-        pay[t] = ob[o + TY_PAYS]
+        pay[t] = np.float64(ob[o + TY_PAYS])
         addr[t] = _cell_of(ob, o + TY_ADDR_ROW, o + TY_ADDR_COL)
-        if ob[o + TY_STACK_N] > 0.5:
-            c = _cell_of(ob, o + TY_STACK_ROW, o + TY_STACK_COL)
-            stack[t] = c
-            stack_type[c] = t
-    return addr, pay, stack, stack_type
+    for x in range(NCELLS):
+        if stack_type[x] >= 0:
+            stack[stack_type[x]] = x
+    return addr, pay, stack

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trafficenvs.jakarta_traffic.board import blocked_bits, refresh_dest, set_links
+from trafficenvs.jakarta_traffic.board import blocked_bits, refresh_dest, set_links, update_drive_to
 from trafficenvs.jakarta_traffic.layout import (
     A_ROTATE,
     A_SWAP,
@@ -20,9 +20,10 @@ from trafficenvs.jakarta_traffic.layout import (
 
 @njit(cache=True)
 def _honked(rec, cfg, x):
-    """After a honk of cell ``x``: its links and the drive targets anew, the marker on
-    ``x``, and the drive phase."""
+    """After a honk of cell ``x``: its links, the drive ends through it and the drive
+    targets anew, the marker on ``x``, and the drive phase."""
     set_links(rec, cfg, x)
+    update_drive_to(rec, cfg, x)
     refresh_dest(rec, cfg)
     rec.marker = x
     rec.phase = DRIVE

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trafficenvs.jakarta_traffic.board import conn_at, drive_target
+from trafficenvs.jakarta_traffic.board import conn_at, drive_target, trace
 from trafficenvs.jakarta_traffic.layout import (
     BAPAK,
     BUILDING,
@@ -21,6 +21,7 @@ from trafficenvs.jakarta_traffic.layout import (
     MAX_ENERGY,
     NADDR,
     NCELLS,
+    NO_DRIVE,
     NSLOTS,
     NTYPES,
     PICKUP,
@@ -45,7 +46,7 @@ INVARIANT_MESSAGES = (
     "the marker or a moped is off the board",
     "mover, phase or turn start out of range",
     "the end is triggered (or the game over) exactly when a player holds 4 stars",
-    "the cached tile links or drive targets are out of date",
+    "the cached tile links, drive ends or drive targets are out of date",
 )
 
 
@@ -142,7 +143,7 @@ def _check_stars(rec, cfg):
 
 @njit(cache=True)
 def _check_caches(rec, cfg):
-    """The derived caches (links, code, dest) match the board (code 16)."""
+    """The derived caches (links, code, drive_to, dest) match the board (code 16)."""
     for x in range(NCELLS):
         code = cfg.tile_kind[rec.cell_tile[x]] << 4
         for e in range(4):
@@ -152,6 +153,11 @@ def _check_caches(rec, cfg):
                 code |= 1 << e
         if rec.code[x] != code:
             return 16
+    for x in range(NCELLS):
+        for e in range(4):
+            d = trace(rec, cfg, x, e)
+            if rec.drive_to[x, e] != (d if d >= 0 and d != x else NO_DRIVE):
+                return 16
     if rec.phase == HONK or rec.phase == DRIVE:
         for e in range(4):
             if rec.dest[e] != drive_target(rec, cfg, e):

@@ -28,7 +28,9 @@ from numba import njit
 from trafficenvs.jakarta_traffic.board import (
     blocked_bits,
     conn_at,
+    follow,
     occupied_bits,
+    path_end,
     refresh,
     refresh_dest,
     set_links,
@@ -61,7 +63,6 @@ from trafficenvs.jakarta_traffic.layout import (
     DRIVE,
     EDGES,
     END_STARS,
-    GLOBAL_F,
     HONK,
     IBU,
     KINDS,
@@ -92,6 +93,7 @@ from trafficenvs.jakarta_traffic.layout import (
 from trafficenvs.jakarta_traffic.observe import observe
 from trafficenvs.jakarta_traffic.orders import (
     accept,
+    acceptable,
     can_accept,
     deliver,
     deliverable,
@@ -107,15 +109,15 @@ __all__ = [
     "init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over",
     "is_truncated", "RECORD_DTYPE", "CFG_DTYPE",
     # rules functions
-    "blocked_bits", "conn_at", "occupied_bits", "refresh", "refresh_dest", "set_links",
-    "stack_at", "trace", "detour", "drive", "park", "roll_die", "honk_legal", "honk_mask",
-    "rotate", "swap", "INVARIANT_MESSAGES", "check", "accept", "can_accept", "deliver",
-    "deliverable", "place_stack", "slot_pays", "wanted_slots", "end_turn", "final_score",
-    "finish", "obs_dim",
+    "blocked_bits", "conn_at", "follow", "occupied_bits", "path_end", "refresh",
+    "refresh_dest", "set_links", "stack_at", "trace", "detour", "drive", "park", "roll_die",
+    "honk_legal", "honk_mask", "rotate", "swap", "INVARIANT_MESSAGES", "check", "accept",
+    "can_accept", "acceptable", "deliver", "deliverable", "place_stack", "slot_pays",
+    "wanted_slots", "end_turn", "final_score", "finish", "obs_dim",
     # layout constants
     "A_ACCEPT", "A_CELL", "A_DECLINE", "A_DELIVER", "A_DETOUR", "A_DRIVE", "A_ROTATE",
     "A_SWAP", "ACCEPT", "ADDRESSES", "BAPAK", "BUBBLE_BONUS", "BUILDING", "CELL_F", "CENTRE",
-    "CHARGING", "DELIVER", "DETOUR_PICK", "DRIVE", "EDGES", "END_STARS", "GLOBAL_F", "HONK",
+    "CHARGING", "DELIVER", "DETOUR_PICK", "DRIVE", "EDGES", "END_STARS", "HONK",
     "IBU", "KINDS", "MAX_BUBBLES", "MAX_ENERGY", "MAX_FORCED", "MAX_PATTERNS", "MAX_PLAYERS",
     "MAX_TILES", "NADDR", "NCELLS", "NSLOTS", "NTYPES", "NUM_ACTIONS", "OBS_ROUND_CAP",
     "PHASES", "PICKUP", "PLACE", "PLAYER_F", "SIDE", "STAR_VALUES", "STARS_PER_SLOT",

@@ -11,7 +11,8 @@ to inside the tile, or ``CENTRE`` (the parking spot). ``cfg.exit_to[x, e]`` says
 where a moped leaving cell ``x`` through edge ``e`` enters next (``cell * 4 + edge``):
 the neighbouring cell, or across the frame's alley (K3).
 
-The observation's length depends on the player count only (one block per seat); its
+The observation (v1: uint8 entries, every one with its exact bound) has a length that
+depends on the player count only (blocks per seat); ``max_rounds`` sets one bound. Its
 cells and players blocks come first, so their offsets (and every part offset inside
 a block) are module constants; the offsets after the players block are read from the
 config record (``cfg.ob_<field>``, filled from :func:`obs_layout` by the Game). The
@@ -36,6 +37,7 @@ NADDR = 5  # delivery addresses, one building each
 NSLOTS = 5  # K8: order slots = address slots = star piles
 MAX_FORCED = 16  # dice a state dict may queue (``forced_dice``)
 CENTRE = 4  # a path end that leads to the tile's parking spot (not an edge 0-3)
+NO_DRIVE = 25  # ``drive_to``: no drive out of that edge (a cell number past the board)
 MAX_ENERGY = 3  # K7: battery size
 MAX_BUBBLES = 3  # K7: speech bubbles per player
 END_STARS = 4  # K9: star tokens that trigger the end
@@ -59,57 +61,114 @@ STAR_VALUES = np.array([7, 5, 4, 3, 3], np.int64)
 STARS_PER_SLOT = 5
 #: K9: bonus points for 0, 1, 2, 3 speech bubbles
 BUBBLE_BONUS = np.array([0, 1, 3, 5], np.int64)
-#: the observation's round entry stops counting here (``obs_high``)
+#: the observation's round entry stops counting here (its exact bound)
 OBS_ROUND_CAP = 100
+#: the ``rounds_left`` entry stops counting here (a uint8 entry)
+OBS_ROUNDS_LEFT_CAP = 255
+#: K9's reachable maxima per seat (the observation's exact bounds; see the rules page):
+#: star tokens (3 before the end is triggered, then a turn delivers at most 2), their
+#: points (four 7s: the fourth star triggers the end; 3 x 7 + 3 + 3 for five), and the
+#: score that adds energy and the bubble bonus
+MAX_STARS = END_STARS + 1
+MAX_POINTS = END_STARS * int(STAR_VALUES[0])
+MAX_SCORE = MAX_POINTS + MAX_ENERGY + int(BUBBLE_BONUS[-1])
+DIE_FACES = 6
 
 # ----------------------------------------------------------------------------- observation
+#: per cell; the first ``CELL_TILE_F`` entries come from the tile alone (``cfg.feat64``)
 CELL_PARTS = (
-    Part("ends", 4, "path ends N, E, S, W leading to the spot (0/1 each)"),
-    Part("charging", 1, "charging station"),
-    Part("building", 1, "building"),
-    Part("stack", 1, "order-stack size here"),
-    Part("marker", 1, "marker here"),
-    Part("me", 1, "my moped here"),
-    Part("others", 1, "number of competitors' mopeds here"),
+    Part("ends", 4, "path ends N, E, S, W leading to the spot"),
+    Part("kind", 3, "pick-up, charging station, building (one-hot)"),
+    Part("stack", NTYPES, "the order stack here, by type (one-hot; its size: `types`)"),
+    Part("marker", 1, "the manipulation marker lies here"),
+    Part("me", 1, "my moped is here"),
+    Part("others", 1, "competitors' mopeds here (bound N - 1)", high=-1),
 )
 PLAYER_PARTS = (
-    Part("row", 1, "moped row"),
-    Part("col", 1, "moped column"),
-    Part("energy", 1, "energy"),
-    Part("bubbles", 1, "speech bubbles"),
-    Part("stars", 1, "star tokens"),
-    Part("points", 1, "star points"),
-    Part("passengers", 1, "passengers delivered"),
-    Part("holds", NTYPES, "holds type t (0/1 each)"),
-    Part("spare_ends", 4, "spare tile's path ends N, E, S, W at rotation 0"),
-    Part("spare_charging", 1, "spare is a charging station"),
+    Part("row", SIDE, "moped's row (one-hot)"),
+    Part("col", SIDE, "moped's column (one-hot)"),
+    Part("energy", 1, "energy", high=MAX_ENERGY),
+    Part("bubbles", 1, "speech bubbles taken", high=MAX_BUBBLES),
+    Part("stars", 1, "star tokens (bound 5: 3 before the end is triggered, then at most 2 "
+         "in a turn)", high=MAX_STARS),
+    Part("points", 1, "star points (bound 28: four 7s)", high=MAX_POINTS),
+    Part("passengers", 1, "passengers (Ibu, Bapak) delivered (bound 2 (N + 1): all their "
+         "tokens)", high=-1),
+    Part("score", 1, "final score if the game ended now: points + energy + bubble bonus "
+         "(bound 36)", high=MAX_SCORE),
+    Part("holds", NTYPES, "holds an order of type t"),
+    Part("spare_ends", 4, "spare tile's path ends N, E, S, W leading to the spot, at "
+         "rotation 0"),
+    Part("spare_charging", 1, "the spare is a charging station (else a pick-up tile)"),
 )
 TYPE_PARTS = (
-    Part("pays", 1, "stars a delivery would pay now"),
-    Part("addr_row", 1, "current address's row"),
-    Part("addr_col", 1, "current address's column"),
-    Part("stack_n", 1, "stack size"),
-    Part("stack_row", 1, "stack row (0 when no stack)"),
-    Part("stack_col", 1, "stack column (0 when no stack)"),
+    Part("slot", NSLOTS, "its order slot, top first (one-hot)"),
+    Part("pays", 1, "star points a delivery would pay now (0: no star left for it)",
+         high=int(STAR_VALUES[0])),
+    Part("addr_row", SIDE, "row of its current address's building (one-hot)"),
+    Part("addr_col", SIDE, "column of its current address's building (one-hot)"),
+    Part("stack_n", 1, "tokens left in its stack (bound N + 1; where it lies: `cells`)",
+         high=-1),
+)
+ADDR_PARTS = (
+    Part("row", SIDE, "row of the building of the address in this slot (one-hot)"),
+    Part("col", SIDE, "column of that building (one-hot)"),
+)
+DRIVE_PARTS = (
+    Part("row", SIDE, "row where the drive parks (one-hot; all 0: no legal drive out of "
+         "this edge)"),
+    Part("col", SIDE, "column where it parks (one-hot)"),
+    Part("kind", 3, "that tile's kind: pick-up, charging station, building (one-hot)"),
+    Part("stack", NTYPES, "the order stack there, by type (one-hot)"),
+    Part("mopeds", 1, "other seats' mopeds there, a chat (bound N - 1)", high=-1),
+    Part("deliver", 1, "this seat could deliver there (K7: energy after the chat, an order "
+         "for that address)"),
+    Part("pickup", 1, "this seat could accept the order there (K7's limits, energy after "
+         "the chat)"),
 )
 
 
-def obs_layout(num_players: int) -> Layout:
-    """The observation row of a seat (C4: seats from the observer's on), ``N`` players."""
+def _with_high(parts, **highs):
+    """``parts`` with the bounds that depend on the configuration filled in."""
+    return tuple(Part(p.name, p.length, p.meaning, highs.get(p.name, p.high)) for p in parts)
+
+
+def obs_layout(num_players: int, max_rounds: int = 0) -> Layout:
+    """The observation row of a seat (C4: seats from the observer's on), ``N`` players
+    (every bound exact; ``max_rounds`` sets the bound of ``rounds_left``)."""
     N = num_players
+    rounds_high = min(max_rounds, OBS_ROUNDS_LEFT_CAP) if max_rounds > 0 else 1
     return Layout("Jakarta Traffic observation", [
-        block("cells", NCELLS, CELL_PARTS, "per cell x = row * 5 + col", "25 * 10"),
-        block("players", N, PLAYER_PARTS, "per seat, me first, then the others in turn order",
-              "17 N"),
-        block("types", NTYPES, TYPE_PARTS, "per order type t (Bakso, Nasi Goreng, Sate, Ibu, "
-              "Bapak)", "5 * 6"),
+        block("cells", NCELLS, _with_high(CELL_PARTS, others=N - 1),
+              "per cell x = row * 5 + col", "25 * 15"),
+        block("players", N, _with_high(PLAYER_PARTS, passengers=2 * (N + 1)),
+              "per seat, me first, then the others in turn order", "26 N"),
+        block("types", NTYPES, _with_high(TYPE_PARTS, stack_n=N + 1),
+              "per order type t (Bakso, Nasi Goreng, Sate, Ibu, Bapak)", "5 * 17"),
+        block("addresses", NSLOTS, ADDR_PARTS, "per address slot of the order board, top "
+              "(\"out\") first", "5 * 10"),
+        block("drives", 4 * N, _with_high(DRIVE_PARTS, mopeds=N - 1),
+              "derived: per seat (me first, as `players`) and exit edge (N, E, S, W) of its "
+              "moped's tile, repeat 4 j + e: where that drive would park as the board lies "
+              "now and what is there for that seat", "4 N * 21"),
         Field("phase", NPHASES, "phase one-hot (" + ", ".join(PHASES) + ")"),
+        Field("to_move", N, "the seat to move, counted from me in turn order (one-hot; "
+              "0: me)", "N"),
+        Field("seat", N, "my seat in the round's order (one-hot; seat 0 starts every "
+              "round, K9: the round ends after the last seat's turn)", "N"),
         Field("end_triggered", 1, "end triggered (last round)"),
-        Field("round", 1, f"rounds completed (capped at {OBS_ROUND_CAP})"),
         Field("marker_off", 1, "the marker is off the board"),
-        Field("star_piles", NSLOTS, "stars left per order slot, top first"),
-        Field("dice", 2, "the last detour's dice, column then row (0 before any)"),
-    ])
+        Field("star_piles", NSLOTS, "star tokens left per order slot, top first",
+              high=STARS_PER_SLOT),
+        Field("dice", 2 * DIE_FACES, "the last detour's dice, column die then row die, each "
+              "one-hot over faces 1-6 (all 0 before any detour)", "2 * 6"),
+        Field("round", 1, f"rounds completed (capped at {OBS_ROUND_CAP})", high=OBS_ROUND_CAP),
+        Field("rounds_left", 1, "rounds left before the `max_rounds` cut (capped at "
+              f"{OBS_ROUNDS_LEFT_CAP}; bound min(max_rounds, {OBS_ROUNDS_LEFT_CAP})); "
+              "1 (of bound 1) without a cap", high=rounds_high),
+        Field("horizon_left", 1, "share of the move limit left, 0-255 (255: no limit; "
+              "`core.clock`)", high=255),
+    ], ranges=True)
 
 
 #: the observation fields, in order: the config record holds each one's offset as
@@ -123,13 +182,12 @@ OB_PLAYERS = _OB2.field("players").offset
 _CELL = part_offsets(CELL_PARTS)
 CELL_F = _OB2.field("cells").stride  # entries per cell
 CELL_ENDS = _CELL["ends"]
-CELL_CHARGING = _CELL["charging"]
-CELL_BUILDING = _CELL["building"]
+CELL_KIND = _CELL["kind"]
 CELL_STACK = _CELL["stack"]
 CELL_MARKER = _CELL["marker"]
 CELL_ME = _CELL["me"]
 CELL_OTHERS = _CELL["others"]
-#: entries of a cell that come from its tile alone (``cfg.feat[code]``)
+#: entries of a cell that come from its tile alone (``cfg.feat64[code]``)
 CELL_TILE_F = CELL_STACK
 
 _PL = part_offsets(PLAYER_PARTS)
@@ -141,25 +199,38 @@ PL_BUBBLES = _PL["bubbles"]
 PL_STARS = _PL["stars"]
 PL_POINTS = _PL["points"]
 PL_PASSENGERS = _PL["passengers"]
+PL_SCORE = _PL["score"]
 PL_HOLDS = _PL["holds"]
 PL_SPARE_ENDS = _PL["spare_ends"]
 PL_SPARE_CHARGING = _PL["spare_charging"]
 
 _TY = part_offsets(TYPE_PARTS)
 TYPE_F = _OB2.field("types").stride  # entries per order type
+TY_SLOT = _TY["slot"]
 TY_PAYS = _TY["pays"]
 TY_ADDR_ROW = _TY["addr_row"]
 TY_ADDR_COL = _TY["addr_col"]
 TY_STACK_N = _TY["stack_n"]
-TY_STACK_ROW = _TY["stack_row"]
-TY_STACK_COL = _TY["stack_col"]
 
-#: entries after the order types (phase .. dice)
-GLOBAL_F = _OB2.size - _OB2.field("phase").offset
+_AD = part_offsets(ADDR_PARTS)
+ADDR_F = _OB2.field("addresses").stride
+AD_ROW = _AD["row"]
+AD_COL = _AD["col"]
+
+_DR = part_offsets(DRIVE_PARTS)
+DRIVE_F = _OB2.field("drives").stride  # entries per (seat, edge)
+DR_ROW = _DR["row"]
+DR_COL = _DR["col"]
+DR_KIND = _DR["kind"]
+DR_STACK = _DR["stack"]
+DR_MOPEDS = _DR["mopeds"]
+DR_DELIVER = _DR["deliver"]
+DR_PICKUP = _DR["pickup"]
 
 
 def obs_dim(num_players: int) -> int:
-    """Length of one observation row: the layout's size, ``25*10 + 17N + 30 + 16``."""
+    """Length of one observation row: the layout's size, ``25*15 + 26N + 5*17 + 5*10 + 84N
+    + 2N + 28`` = ``538 + 112 N``."""
     return obs_layout(num_players).size
 
 
@@ -205,6 +276,7 @@ CFG_DTYPE = np.dtype(
         ("num_players", np.int64),  # N (K1)
         ("shaping", np.bool_),  # pay star points and bubble bonus as scored (C2 option)
         ("max_rounds", np.int64),  # K9's cap: truncate after this many rounds (0: none)
+        ("horizon", np.int64),  # the envs' move limit, moves of the whole game (0: none)
         ("num_tiles", np.int64),  # tiles in the tile set (K2); tile ids 0..num_tiles-1
         ("tile_kind", np.int8, MAX_TILES),  # per tile id: PICKUP, CHARGING or BUILDING
         ("tile_pat", np.int8, MAX_TILES),  # per tile id: its pattern (index into conn)
@@ -217,9 +289,21 @@ CFG_DTYPE = np.dtype(
         # [cell, edge]: where leaving the cell by that edge enters next, cell * 4 + edge (K3)
         ("exit_to", np.int16, (NCELLS, 4)),
         ("perms", np.int8, (NPERMS, SIDE)),  # K4: the permutations of 0-4 (a stack's column by row)
-        # [cell code]: the observation's first CELL_TILE_F entries of a cell with that code
-        # (code = kind << 4 | bit e set when edge e leads to the spot; record field ``code``)
-        ("feat", np.float32, (FEAT_CODES, CELL_TILE_F)),
+        # [cell code]: the observation's first CELL_TILE_F entries of a cell with that code,
+        # byte k of the value (little-endian; byte 7 is 0): code = kind << 4 | bit e set
+        # when edge e leads to the spot (record field ``code``; observe.put8 writes it)
+        ("feat64", np.uint64, FEAT_CODES),
+        # per tile id: its code at rotation 0 (a spare's observation features)
+        ("tile_code", np.uint8, MAX_TILES),
+        # [cell]: its row one-hot (5 bytes) then column one-hot (5 bytes), as bytes 0-7
+        # (``rc_lo``) and 8-9 (``rc_hi``) of little-endian words
+        # (entry NO_DRIVE: zeros); ``keep``: all ones per cell, 0 at NO_DRIVE (a mask read
+        # from memory, so the compiler cannot turn it into a branch)
+        ("rc_lo", np.uint64, NCELLS + 1),
+        ("rc_hi", np.uint64, NCELLS + 1),
+        ("keep", np.uint64, NCELLS + 1),
+        # [bits]: the 5 bits (1 << type) as bytes 0-4 of a little-endian word
+        ("bit_bytes", np.uint64, 1 << NTYPES),
         # observation offsets (obs_layout); uint32 so that the compiler knows them
         # non-negative (a signed index costs a negative-index check per store)
         *[(f"ob_{name}", np.uint32) for name in OBS_FIELDS],
@@ -249,6 +333,11 @@ RECORD_DTYPE = np.dtype(
         # derived cache: per cell, conn at its tile and rotation (board.set_links)
         ("links", np.int8, (NCELLS, 4)),
         ("code", np.uint8, NCELLS),  # derived cache: per cell, kind << 4 | spot bits
+        # derived cache: per cell and edge, the cell where a drive out of it parks (K6,
+        # board.trace), NO_DRIVE if that edge does not lead to the spot or its path comes
+        # back to the same cell (board.update_drive_to); also the set-up's work space
+        # (shuffles) before board.refresh derives it
+        ("drive_to", np.int8, (NCELLS, 4)),
         # derived cache: where each exit of the mover's tile parks, -1 if not a legal drive
         # (K6; valid in the honk and drive phases, board.refresh_dest)
         ("dest", np.int8, 4),
@@ -270,7 +359,6 @@ RECORD_DTYPE = np.dtype(
         ("addr_cell", np.int8, NADDR),  # per address: its building's cell (fixed all game)
         ("star_left", np.int8, NSLOTS),  # per star pile (order slot): tokens left
         ("winner", np.uint8, MAX_PLAYERS),  # per seat: 1 if it won (shared wins allowed)
-        ("scratch", np.uint8, MAX_TILES),  # kernel work space (set-up shuffles), not state
     ],
     align=True,
 )

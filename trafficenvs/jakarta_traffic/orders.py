@@ -12,6 +12,7 @@ from trafficenvs.jakarta_traffic.layout import (
     BUILDING,
     IBU,
     NSLOTS,
+    NTYPES,
     PLACE,
     STAR_VALUES,
 )
@@ -21,13 +22,29 @@ from trafficenvs.jakarta_traffic.scoring import end_turn
 @njit(cache=True)
 def can_accept(rec, p, t):
     """K7: 1 energy, at most 2 orders, not two of one type, at most one passenger."""
-    if rec.energy[p] < 1 or rec.nheld[p] >= 2 or rec.held[p, t]:
-        return False
-    if t == IBU and rec.held[p, BAPAK]:
-        return False
-    if t == BAPAK and rec.held[p, IBU]:
-        return False
-    return True
+    return rec.energy[p] >= 1 and (acceptable(rec, p) >> t) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def acceptable(rec, p):
+    """K7's limits but energy: the order types seat ``p`` could take into its phone now,
+    as bits (1 << type): at most 2 orders, not two of one type, at most one passenger
+    (Ibu or Bapak). :func:`can_accept` adds the energy it costs."""
+    free = 0
+    for t in range(NTYPES):
+        free |= (rec.held[p, t] == 0) << t
+    passengers = (1 << IBU) | (1 << BAPAK)
+    if rec.held[p, IBU] or rec.held[p, BAPAK]:
+        free &= ~passengers
+    return free if rec.nheld[p] < 2 else 0
+
+
+@njit(cache=True, inline="always")
+def points_at(i):
+    """K8: the address slot order slot ``i`` points at (slot i -> address slot i + 1;
+    the lowest order slot also at the lowest address slot). :func:`wanted_slots` is its
+    inverse."""
+    return i + 1 if i + 1 < NSLOTS else NSLOTS - 1
 
 
 @njit(cache=True)
@@ -61,7 +78,7 @@ def deliverable(rec, cfg, p, x):
     return bits
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def slot_pays(rec, i):
     """K8: the pile slot ``i`` pays from: its own, else the best non-empty one below."""
     for j in range(i, NSLOTS):

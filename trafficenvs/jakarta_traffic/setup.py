@@ -18,7 +18,6 @@ from trafficenvs.jakarta_traffic.layout import (
     MAX_ENERGY,
     MAX_FORCED,
     MAX_PLAYERS,
-    MAX_TILES,
     NADDR,
     NCELLS,
     NO_SPARE,
@@ -32,12 +31,20 @@ from trafficenvs.jakarta_traffic.layout import (
 
 
 @njit(cache=True)
+def _work(rec):
+    """The set-up's work space (shuffles): the ``drive_to`` cache's bytes, free until
+    :func:`~trafficenvs.jakarta_traffic.board.refresh` derives the drive ends at the end
+    of :func:`init` (so the record needs no work space of its own)."""
+    return rec.drive_to.reshape(NCELLS * 4)
+
+
+@njit(cache=True)
 def _shuffle_ids(rec, cfg, kind):
-    """The ids of the tiles of ``kind``, shuffled into ``rec.scratch``."""
+    """The ids of the tiles of ``kind``, shuffled into ``_work(rec)``."""
     nk = cfg.n_kind[kind]
     for i in range(nk):
-        rec.scratch[i] = cfg.kind_ids[kind, i]
-    rng_shuffle(rec, rec.scratch, nk)
+        _work(rec)[i] = cfg.kind_ids[kind, i]
+    rng_shuffle(rec, _work(rec), nk)
 
 
 @njit(cache=True)
@@ -48,16 +55,16 @@ def deal_piles(rec, cfg):
     n = cfg.num_players
     _shuffle_ids(rec, cfg, PICKUP)  # 15 on the board, then one spare per player
     for p in range(n):
-        rec.spare[p] = rec.scratch[15 + p]
+        rec.spare[p] = _work(rec)[15 + p]
     for p in range(n, MAX_PLAYERS):
         rec.spare[p] = NO_SPARE
     for r in range(SIDE):
         for k in range(3):
-            rec.cell_tile[r * SIDE + k] = rec.scratch[r * 3 + k]
+            rec.cell_tile[r * SIDE + k] = _work(rec)[r * 3 + k]
     for kind in (CHARGING, BUILDING):  # 5 of each at random
         _shuffle_ids(rec, cfg, kind)
         for r in range(SIDE):
-            rec.cell_tile[r * SIDE + 3 + (kind - CHARGING)] = rec.scratch[r]
+            rec.cell_tile[r * SIDE + 3 + (kind - CHARGING)] = _work(rec)[r]
 
 
 @njit(cache=True)
@@ -132,10 +139,10 @@ def place_stacks(rec, cfg, count):
                 break
             k -= 1
     for t in range(NTYPES):
-        rec.scratch[t] = t
-    rng_shuffle(rec, rec.scratch, NTYPES)
+        _work(rec)[t] = t
+    rng_shuffle(rec, _work(rec), NTYPES)
     for r in range(SIDE):
-        t = rec.scratch[r]
+        t = _work(rec)[r]
         rec.stack_cell[t] = r * SIDE + cfg.perms[perm, r]
         rec.stack_n[t] = cfg.num_players + 1
 
@@ -145,15 +152,15 @@ def set_order_board(rec, cfg):
     """K4/K8: one token per type in the order slots and the addresses in theirs, in
     random order; five stars per slot. Notes each address's building cell."""
     for t in range(NTYPES):
-        rec.scratch[t] = t
-    rng_shuffle(rec, rec.scratch, NTYPES)
+        _work(rec)[t] = t
+    rng_shuffle(rec, _work(rec), NTYPES)
     for i in range(NSLOTS):
-        rec.ord_slot[i] = rec.scratch[i]
+        rec.ord_slot[i] = _work(rec)[i]
     for a in range(NADDR):
-        rec.scratch[a] = a
-    rng_shuffle(rec, rec.scratch, NADDR)
+        _work(rec)[a] = a
+    rng_shuffle(rec, _work(rec), NADDR)
     for i in range(NSLOTS):
-        rec.addr_slot[i] = rec.scratch[i]
+        rec.addr_slot[i] = _work(rec)[i]
         rec.star_left[i] = STARS_PER_SLOT
     for x in range(NCELLS):
         if cfg.tile_kind[rec.cell_tile[x]] == BUILDING:
@@ -167,11 +174,11 @@ def seat_players(rec, cfg):
     m = 0
     for x in range(NCELLS):
         if cfg.tile_kind[rec.cell_tile[x]] == CHARGING:
-            rec.scratch[m] = x
+            _work(rec)[m] = x
             m += 1
-    rng_shuffle(rec, rec.scratch, m)
+    rng_shuffle(rec, _work(rec), m)
     for p in range(MAX_PLAYERS):
-        rec.pos[p] = rec.scratch[p] if p < n else -1
+        rec.pos[p] = _work(rec)[p] if p < n else -1
         rec.energy[p] = MAX_ENERGY if p < n else 0
         rec.bubbles[p] = 0
         rec.nheld[p] = 0
@@ -212,6 +219,4 @@ def init(rec, cfg, seed):
     rec.forced_n = 0
     for i in range(MAX_FORCED):
         rec.forced[i] = 0
-    for i in range(MAX_TILES):
-        rec.scratch[i] = 0
-    refresh(rec, cfg)
+    refresh(rec, cfg)  # also overwrites the work space (the drive_to cache)

@@ -4,7 +4,7 @@ from trafficenvs.core.spec import GameSpec
 
 SPEC = GameSpec(
     name="jakarta_traffic",
-    version=0,
+    version=1,
     title="Jakarta Traffic",
     summary="a 5x5 maze of rotatable tiles; mopeds trace paths between parking spots, pick up "
             "and deliver orders, manage a battery",

@@ -254,9 +254,23 @@ def fill_cfg(c: np.void, tiles: TileSet) -> None:
         for rot in range(4):
             c["conn"][p, rot] = pat.conn(rot)
     c["exit_to"] = exit_table()
-    # observation features of a cell by its code (kind << 4 | spot-linked edge bits)
+    # observation features of a cell by its code (kind << 4 | spot-linked edge bits):
+    # bytes N, E, S, W, pick-up, charging, building of a little-endian word
     for code in range(64):
         kind, bits = divmod(code, 16)
-        c["feat"][code] = [bits & 1, bits >> 1 & 1, bits >> 2 & 1, bits >> 3 & 1,
-                           kind == CHARGING, kind == BUILDING]
+        feat = [bits & 1, bits >> 1 & 1, bits >> 2 & 1, bits >> 3 & 1,
+                kind == PICKUP, kind == CHARGING, kind == BUILDING, 0]
+        c["feat64"][code] = np.array(feat, np.uint8).view("<u8")[0]
+    for i, t in enumerate(tiles.tiles):
+        bits = sum(1 << e for e in range(4) if tiles.patterns[t.pattern].links[e] == CENTRE)
+        c["tile_code"][i] = t.kind << 4 | bits
+    for x in range(NCELLS):
+        rc = np.zeros(16, np.uint8)
+        rc[x // SIDE] = 1
+        rc[SIDE + x % SIDE] = 1
+        c["rc_lo"][x], c["rc_hi"][x] = rc.view("<u8")
+        c["keep"][x] = np.uint64(2**64 - 1)
+    c["rc_lo"][NCELLS] = c["rc_hi"][NCELLS] = c["keep"][NCELLS] = 0  # NO_DRIVE
+    for b in range(len(c["bit_bytes"])):
+        c["bit_bytes"][b] = sum(((b >> t) & 1) << (8 * t) for t in range(8))
     c["perms"] = np.array(list(itertools.permutations(range(SIDE))), np.int8)

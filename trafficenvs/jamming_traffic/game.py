@@ -93,17 +93,15 @@ class JammingTrafficGame(Game):
         c = cfg[0]
         fill_options(c, m, N, self.faces, homes, max_turns, self.shaping)
         self.ccw, self.move_table = fill_map_tables(c, m)
-        self.obs_layout = obs_layout(N, T, R)
+        numbers = [f for f in self.faces if f > 0]
+        self.obs_layout = obs_layout(N, T, R, dist_high=int(c["dist_high"]),
+                                     face_high=max(numbers, default=0),
+                                     max_turns=max_turns or 0)
         self.action_layout = action_layout(len(self.move_table), T, R)
         fill_layout_offsets(c, self.obs_layout, self.action_layout)
         self.cfg = cfg
         self.num_actions = self.action_layout.size
         self.obs_dim = self.obs_layout.size
-
-    @property
-    def obs_high(self) -> float:
-        m = self.map
-        return float(max(self.num_players + 1, m.num_towns, m.num_roads + 1, 60))
 
     # -- names -----------------------------------------------------------------
     def town_name(self, t: int) -> str:
@@ -203,9 +201,14 @@ class JammingTrafficGame(Game):
             else:
                 assert cnt[r] <= 3, f"road {r} holds {cnt[r]} cars and is not held"
         cars = q[q > 0]
+        assert rec["car_road"][0] == -1, f"car_road[0] is {rec['car_road'][0]}, not -1"
         for p in range(n):
             want = 0 if (ph == K.SETUP and p >= rec["cur"]) else 1
             assert (cars == p + 1).sum() == want, f"seat {p} has {(cars == p + 1).sum()} cars"
+            on = np.flatnonzero((q == p + 1).any(axis=1))
+            road = int(on[0]) if len(on) else -1
+            assert rec["car_road"][p + 1] == road, \
+                f"car_road[{p + 1}] is {rec['car_road'][p + 1]}, the car is on road {road}"
         assert 0 <= rec["cur"] < n
         if ph == K.OVER:
             assert rec["winner"][:n].sum() <= 1

@@ -48,10 +48,10 @@ Strategy (also on docs/rules/jamming_traffic.md, "Strategy of the greedy player"
 * **Ties** go to ending the turn, then to the lowest action id: the player is
   deterministic (``seed`` is accepted for the common interface and not used).
 
-It reads only the observation (the record it rebuilds holds nothing the observation
-does not show; the endless jam's paused road is found as the road over 3 cars whose
-loop is the observed loop), so it is a fair player, and it only plays actions the
-mask allows.
+It reads only the observation, by the layout's names (the record it rebuilds holds
+nothing the observation does not show: every car on every road, the pieces, and in
+the stop phase the paused jam's road and entry end), so it is a fair player, and it
+only plays actions the mask allows.
 
 The player is in three modules: ``greedy_position.py`` rebuilds the record from the
 observation, ``greedy_estimate.py`` holds the race estimate, and this module the
@@ -78,10 +78,10 @@ from trafficenvs.jamming_traffic.greedy_estimate import (
 from trafficenvs.jamming_traffic.greedy_position import (
     SCRATCH_FIELDS,
     copy_state,
-    find_paused_jam,
     rebuild,
     rebuild_batch,
     state_words,
+    v0_stop_view,
 )
 from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, step
 from trafficenvs.jamming_traffic.layout import MOVE as MOVE_PHASE
@@ -216,11 +216,13 @@ def _search(ph, mrow, cfg, N, base, work, side, rb, rw, rs, sc, best, best_a):
 
 
 @njit(cache=True)
-def _decide(ob, mrow, cfg, N, base, work, side, rb, rw, rs, sc):
+def _decide(ob, mrow, cfg, N, base, work, side, rb, rw, rs, sc, stop_as_v0):
     """The greedy action for one decision (``base``/``work``/``side``: scratch records)."""
     rebuild(ob, cfg, N, base)
     ph = base.phase
-    if ph == STOP_PHASE and not find_paused_jam(base, cfg):
+    if ph == STOP_PHASE and stop_as_v0:
+        v0_stop_view(base, cfg)
+    if ph == STOP_PHASE and base.js_road < 0:
         ph = OVER_PHASE
     _prepare(base, cfg, N, sc)
     best = -WIN * 100
@@ -250,12 +252,12 @@ SCRATCH_DTYPE = np.dtype([
 
 
 @njit(cache=True, parallel=True)
-def greedy_batch(obs, mask, cfg_arr, N, recs, raw, scratch, out):
+def greedy_batch(obs, mask, cfg_arr, N, recs, raw, scratch, out, stop_as_v0):
     """The greedy action of every row (one compiled loop over the batch)."""
     for i in prange(obs.shape[0]):
         out[i] = _decide(obs[i], mask[i], cfg_arr[0], N, recs[3 * i], recs[3 * i + 1],
                          recs[3 * i + 2], raw[3 * i], raw[3 * i + 1], raw[3 * i + 2],
-                         scratch[i])
+                         scratch[i], stop_as_v0)
 
 
 class JammingTrafficGreedy(GreedyPlayer):
@@ -266,26 +268,36 @@ class JammingTrafficGreedy(GreedyPlayer):
     standing): change them to try a variant, e.g. in a greedy-against-greedy arena.
     The player keeps scratch records between calls (sized for the largest batch seen)
     but no game state: any batch of positions may be passed.
+
+    ``stop_as_v0`` (default True): in the stop phase, see the position as the v0
+    observation showed it, which did not show the paused jam nor a road's fifth
+    place: the paused road is guessed as the first road over 3 cars whose loop is
+    the observed one, and a fifth car is not seen (``greedy_position.v0_stop_view``).
+    That keeps every choice of the v0 player (the play digests check it). False uses
+    what v1 shows; it differs only at endless-jam stops where two roads hold 4 or
+    more cars and the guess was wrong (or a fifth car mattered).
     """
 
     game_name = "jamming_traffic"
 
-    def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
+    def __init__(self, game: Game, seed: int | None = None, name: str = "greedy",
+                 stop_as_v0: bool = True):
         super().__init__(game, seed, name)
         self.cfg = game.cfg
         self._recs = np.zeros(0, RECORD_DTYPE)
         self.weights = np.array([VISIT, OPP_BLOCK, ALPHA], np.float64)
         self._words = state_words()
+        self.stop_as_v0 = bool(stop_as_v0)
 
     def position(self, observation: np.ndarray) -> np.ndarray:
         """The records this player rebuilds from observation rows ``(B, obs_dim)``.
 
         Seat 0 of each record is the seat to move, the others follow in turn order
-        (C4). Everything the rules read is there; the generator and the scratch
-        fields are not the game's, nor (stop phase) the paused jam's road, which
-        :meth:`act` finds itself. For tests and analysis.
+        (C4). Everything the rules read is there (in the stop phase the paused jam
+        too); the generator, the turn counter and the scratch fields are not the
+        game's. For tests and analysis.
         """
-        obs = np.ascontiguousarray(np.atleast_2d(observation), np.float32)
+        obs = np.ascontiguousarray(np.atleast_2d(observation), self.game.obs_dtype)
         recs = np.zeros(obs.shape[0], RECORD_DTYPE)
         rebuild_batch(obs, self.cfg, self.num_players, recs)
         return recs
@@ -298,4 +310,5 @@ class JammingTrafficGreedy(GreedyPlayer):
         self._scratch["w"][:B, : len(self.weights)] = self.weights
         recs = self._recs[: 3 * B]
         raw = recs.view(np.uint64).reshape(3 * B, RECORD_DTYPE.itemsize // 8)[:, :self._words]
-        greedy_batch(obs, mask, self.cfg, self.num_players, recs, raw, self._scratch, out)
+        greedy_batch(obs, mask, self.cfg, self.num_players, recs, raw, self._scratch, out,
+                     self.stop_as_v0)

@@ -4,8 +4,9 @@ The observation holds the whole position (open information), so the record the
 greedy player searches on is rebuilt from it alone: seat to move as seat 0, the
 others in turn order (C4), the generator and the scratch fields not the game's.
 Every offset read is the observation layout's (``cfg.ob_*``, ``layout.obs_layout``).
-In the stop phase the paused jam's road is not observed: :func:`find_paused_jam`
-finds it as the road over 3 cars whose loop is the observed loop.
+In the stop phase the paused jam (its road and the end its last car entered at) is
+observed (``jam_road``, ``jam_end``); :func:`find_paused_jam` is how v0, which did
+not show it, guessed it (:func:`v0_stop_view`, the greedy player's ``stop_as_v0``).
 
 Also here: the copy of a record's state part the look-ahead uses (64-bit words).
 """
@@ -16,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, loop_towns_of
-from trafficenvs.jamming_traffic.layout import OB_ROAD_CARS, ROAD_SLOTS
+from trafficenvs.jamming_traffic.layout import QLEN
 
 #: fields of the game record that are the kernels' scratch space, not game state:
 #: a copy for a look-ahead need not carry them (``step`` writes them before reading)
@@ -57,6 +58,8 @@ def _clear(rec):
         rec.visited[j] = 0
         rec.home[j] = -1
         rec.winner[j] = 0
+    for c in range(rec.car_road.shape[0]):
+        rec.car_road[c] = -1
     for r in range(rec.q.shape[0]):
         for i in range(rec.q.shape[1]):
             rec.q[r, i] = -1
@@ -66,19 +69,27 @@ def _clear(rec):
 
 
 @njit(cache=True)
-def _read_roads(ob, cfg, rec):
-    """Each road's queue (a neutral car 0, seat s's car s + 1, relative seats); a road
-    over 3 cars is held."""
-    for r in range(cfg.n_roads):
-        n = 0
-        o = cfg.ob_roads + ROAD_SLOTS * r + OB_ROAD_CARS
-        for i in range(ROAD_SLOTS):
-            v = ob[o + i]
-            if v > 0.5:
-                rec.q[r, n] = 0 if v < 1.5 else np.int8(int(v + 0.5) - 1)
-                n += 1
+def _read_roads(ob, cfg, N, rec):
+    """Each road's queue (a neutral car 0, relative seat j's car j + 1) from the road
+    fields and the seats' ``road`` and ``slot``; a road over 3 cars is held."""
+    R = cfg.n_roads
+    for r in range(R):
+        o = cfg.ob_road_neutral + QLEN * r
+        for i in range(QLEN):
+            if ob[o + i]:
+                rec.q[r, i] = 0
+        n = ob[cfg.ob_road_cars + r]
         rec.cnt[r] = n
         rec.held[r] = 1 if n >= 4 else 0
+    o = cfg.ob_seats
+    for j in range(N):
+        for r in range(R):
+            if ob[o + cfg.ob_seat_road + r]:
+                rec.car_road[j + 1] = r
+                for i in range(QLEN):
+                    if ob[o + cfg.ob_seat_slot + i]:
+                        rec.q[r, i] = j + 1
+        o += cfg.ob_seat_stride
 
 
 @njit(cache=True)
@@ -88,52 +99,81 @@ def _read_seats(ob, cfg, N, rec):
     o = cfg.ob_seats
     for j in range(N):
         v = np.uint32(0)
-        for t in range(T):  # the part "visited" starts each seat's repeat
-            if ob[o + t] > 0.5:
+        for t in range(T):
+            if ob[o + cfg.ob_seat_visited + t]:
                 v |= np.uint32(1) << np.uint32(t)
+            if ob[o + cfg.ob_seat_home + t]:
+                rec.home[j] = t
         rec.visited[j] = v
-        rec.home[j] = int(ob[o + cfg.ob_seat_home] + 0.5)
         o += cfg.ob_seat_stride
     lt = np.uint32(0)
     o = cfg.ob_loop_towns
     for t in range(T):
-        if ob[o + t] > 0.5:
+        if ob[o + t]:
             lt |= np.uint32(1) << np.uint32(t)
     rec.loop_towns = lt
 
 
 @njit(cache=True)
+def _one_hot(ob, o, n):
+    """The index of the set entry of the one-hot ``ob[o:o + n]``, -1 if none is set."""
+    for k in range(n):
+        if ob[o + k]:
+            return k
+    return -1
+
+
+@njit(cache=True)
 def _read_turn(ob, cfg, rec):
     """The phase, moves left, pending pieces and where the pieces stand; the dice and
-    the forced roll get fixed values, and no jam is paused yet."""
-    ph = 0
-    for k in range(5):
-        if ob[cfg.ob_phase + k] > 0.5:
-            ph = k
-    rec.phase = ph
+    the forced roll get fixed values; in the stop phase the paused jam (its road no
+    longer held). The turn counter is not read: the look-ahead plays no turn cap."""
+    ph = _one_hot(ob, cfg.ob_phase, 5)
+    rec.phase = max(ph, 0)
     rec.cur = 0
-    rec.moves_left = int(ob[cfg.ob_moves_left] + 0.5)
-    rec.pend_rb = 1 if ob[cfg.ob_pending] > 0.5 else 0
-    rec.pend_ow = 1 if ob[cfg.ob_pending + 1] > 0.5 else 0
+    rec.moves_left = ob[cfg.ob_moves_left]
+    rec.pend_rb = 1 if ob[cfg.ob_pending] else 0
+    rec.pend_ow = 1 if ob[cfg.ob_pending + 1] else 0
     rec.dice[0] = 0
     rec.dice[1] = 0
     rec.forced[0] = -1
     rec.forced[1] = -1
-    rec.rb_town = int(ob[cfg.ob_roundabout] + 0.5) - 1
-    rec.rb_dir = int(ob[cfg.ob_roundabout + 1] + 0.5)
-    rec.ow_road = int(ob[cfg.ob_one_way] + 0.5) - 1
-    rec.ow_entry = int(ob[cfg.ob_one_way + 1] + 0.5)
-    rec.js_road = -1
-    rec.js_end = -1
+    rec.rb_town = _one_hot(ob, cfg.ob_roundabout_town, cfg.n_towns)
+    rec.rb_dir = max(_one_hot(ob, cfg.ob_roundabout_dir, 2), 0)
+    rec.ow_road = _one_hot(ob, cfg.ob_one_way_road, cfg.n_roads)
+    rec.ow_entry = max(_one_hot(ob, cfg.ob_one_way_entry, 2), 0)
+    rec.js_road = _one_hot(ob, cfg.ob_jam_road, cfg.n_roads)
+    rec.js_end = _one_hot(ob, cfg.ob_jam_end, 2)
+    if rec.js_road >= 0:
+        rec.held[rec.js_road] = 0
 
 
 @njit(cache=True)
 def rebuild(ob, cfg, N, rec):
     """The game record seen from ``ob`` (seat to move = seat 0, the others in turn order)."""
     _clear(rec)
-    _read_roads(ob, cfg, rec)
+    _read_roads(ob, cfg, N, rec)
     _read_seats(ob, cfg, N, rec)
     _read_turn(ob, cfg, rec)
+
+
+@njit(cache=True)
+def v0_stop_view(rec, cfg):
+    """Stop phase: the rebuilt record as the v0 observation showed it (the greedy
+    player's ``stop_as_v0``): a road's fifth car not seen (4 places were shown), every
+    road over 3 cars held, and the paused jam guessed by :func:`find_paused_jam`
+    (the jam was not shown). Keeps the v0 player's choices exactly."""
+    for r in range(cfg.n_roads):
+        if rec.cnt[r] > 4:
+            c = rec.q[r, 4]
+            if c > 0:
+                rec.car_road[c] = -1
+            rec.q[r, 4] = -1
+            rec.cnt[r] = 4
+        rec.held[r] = 1 if rec.cnt[r] >= 4 else 0
+    rec.js_road = -1
+    rec.js_end = -1
+    find_paused_jam(rec, cfg)
 
 
 @njit(cache=True)

@@ -36,6 +36,7 @@ from trafficenvs.jamming_traffic.layout import (
     CH_UNKNOWN,
     MAX_ROADS,
 )
+from trafficenvs.jamming_traffic.views import as_words
 
 
 @njit(cache=True)
@@ -67,7 +68,7 @@ def dead_end_possible(rec, cfg):
 def any_held(rec):
     """Whether some road is held, read 8 roads at a time (a road past the map's
     roads is never held)."""
-    w = rec.held.view(np.uint64)
+    w = as_words(rec.held)
     s = np.uint64(0)
     for i in range(MAX_ROADS // 8):
         s |= w[i]

@@ -12,7 +12,9 @@ table names each ruling's function) are in modules named after what they hold:
 - ``jam_check.py``: whether a move's jam may be played (J7's last rule, J8's full
   loops);
 - ``legality.py``: ``is_legal`` and the masks (C3);
-- ``observe.py``: a seat's observation (C4);
+- ``observe.py``: a seat's observation (C4) and its derived features;
+- ``views.py``: no-copy views (a 2-D queue array as 1-D, a mask as bytes, flags as
+  words) for the hot loops;
 - ``turns.py``: set-up, dice, placements, moves and the turn's end; ``init``, ``step``.
 
 Everything tests, the greedy player, the renderer and the Game import from here stays

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trafficenvs.core.layout import Field, Layout, Part, block, part_offsets
+from trafficenvs.core.layout import Field, Layout, Part, block
 
 # ----------------------------------------------------------------------------- limits
 
@@ -30,8 +30,6 @@ MAX_ROADS = 64  # roads of a map (road sets are uint64; 2 * 64 half-edges)
 MAX_DEGREE = 8  # roads at one town (a road end's moves fit one 8-byte mask word)
 MAX_MOVES = 1024  # move actions: the sum over towns of (roads at the town)^2
 MAX_FACES = 12  # faces of a die (J4)
-#: observed queue places per road: a road holds at most 4 cars between decisions
-ROAD_SLOTS = 4
 QLEN = 5  # queue places of a road: 3 cars, 4 on a held road, 5 for an instant (J8)
 #: a chain that has not repeated its configuration after this many pushes is
 #: treated as repeated (never reached on the shipped maps; see the rules page)
@@ -57,46 +55,92 @@ CH_WALKING = 4  # on the walk in progress (meeting it again: the jam is endless)
 
 # ----------------------------------------------------------------------------- layouts
 
+#: the high of a count the observation caps (turns played, turns left before the cap)
+OBS_CAP = 255
 
-def obs_layout(num_players: int, n_towns: int, n_roads: int) -> Layout:
-    """The observation row of a seat (C4): ``4R + N(T + 2) + T + 15`` floats."""
+
+def obs_layout(num_players: int, n_towns: int, n_roads: int, dist_high: int = 1,
+               face_high: int = 1, max_turns: int = 0) -> Layout:
+    """The v1 observation row of a seat (C4): uint8 entries with exact bounds.
+
+    ``dist_high`` is the map's largest road-to-town distance (``cfg.rd``),
+    ``face_high`` the largest number face of the dice (0 if none), ``max_turns`` the
+    turn cap (0 none): the bounds of the fields that depend on them.
+    """
     N, T, R = num_players, n_towns, n_roads
+    turn_high = min(max_turns, OBS_CAP) if max_turns else OBS_CAP
     return Layout("Jamming Traffic observation", [
-        block("roads", R, [Part("cars", ROAD_SLOTS, "its queue places from its first town "
-                                "to its second: 0 empty, 1 neutral car, `2 + j` the car of "
-                                "relative seat `j` (0 me, 1 the next player, ...)")],
-              "per road", "4 R"),
-        block("seats", N, seat_parts(T),
+        block("road_neutral", R, [Part("slots", QLEN, "queue place `i` from the road's "
+                                       "first town holds a neutral car")],
+              "per road: its neutral cars", "5 R"),
+        Field("road_cars", R, "per road: the cars on it (a held road 4; 5 only for an "
+              "instant in the stop phase); the places past them are empty, and a place "
+              "below it with no neutral car holds a player's car (whose: the seats' "
+              "`road` and `slot`)", "R", high=QLEN),
+        block("seats", N, seat_parts(T, R, dist_high),
               "per relative seat (me first, then the others in turn order after me)",
-              "N (T + 2)"),
-        Field("loop_towns", T, "towns on the endless loop being stopped (stop phase), "
-              "else 0", "T"),
+              "N (3 T + R + 9)"),
+        block("reach", R, [Part("ends", 2, "end `x` (0: the first town, 1: the second): "
+                                "my car is at that end and, taken there, would pass a town "
+                                "I still need within the moves left on a free run (move "
+                                "phase, my turn; else 0; see Derived features)")],
+              "per road: its two ends", "2 R"),
+        Field("loop_towns", T, "stop phase: the towns on the paused endless loop (the "
+              "legal stop towns), else 0", "T"),
+        Field("jam_road", R, "stop phase: one-hot, the paused jam's over-full road, else 0",
+              "R"),
+        Field("jam_end", 2, "stop phase: one-hot, the end of `jam_road` its last car "
+              "entered at (the jam pushes on from the other end), else 0"),
         Field("phase", 5, "phase one-hot: set-up, place, move, stop, over"),
-        Field("moves_left", 1, "moves left this turn"),
+        Field("moves_left", 1, "moves left this turn", high=2 * face_high),
+        block("dice", 2, [Part("value", 1, "its number face, 0 if a special face or not "
+                               "rolled", high=face_high),
+                          Part("roundabout", 1, "it shows the roundabout"),
+                          Part("one_way", 1, "it shows the one-way sign")],
+              "the two dice of this turn (all 0 before the first roll)"),
         Field("pending", 2, "to place: the roundabout, the one-way sign (1 each if rolled "
               "and not placed yet)"),
-        Field("dice", 2, "the two dice: a number face as is, 5 roundabout, 6 one-way, "
-              "0 not rolled"),
-        Field("roundabout", 2, "roundabout town + 1 (0 none), its direction (0 ccw, 1 cw)"),
-        Field("one_way", 2, "one-way road + 1 (0 none), its entry end"),
-        Field("held", 1, "number of held roads"),
-    ])
+        Field("roundabout_town", T, "one-hot, the roundabout's town (all 0: not on the "
+              "board)", "T"),
+        Field("roundabout_dir", 2, "one-hot, its direction: counter-clockwise, clockwise "
+              "(all 0: not on the board)"),
+        Field("one_way_road", R, "one-hot, the one-way road (all 0: no sign on the board)",
+              "R"),
+        Field("one_way_entry", 2, "one-hot, the end (0, 1) at which the one-way road is "
+              "entered (all 0: no sign)"),
+        Field("turn", 1, f"turns played, capped at {turn_high}", high=turn_high),
+        Field("turns_left", 1, f"turns left before the `max_turns` cap, capped at "
+              f"{turn_high} ({OBS_CAP} when there is no cap)", high=turn_high),
+        Field("horizon_left", 1, "share of the env's move limit left (`max_cycles`): "
+              "255 all (or no limit), 0 none (`core.clock.horizon_left`)", high=255),
+    ], ranges=True)
 
 
-def seat_parts(n_towns: int) -> list[Part]:
-    """The parts of one seat's repeat in the observation (offsets depend on T, so the
-    config record holds them: ``ob_seat_home``, ``ob_seat_left``, ``ob_seat_stride``)."""
-    return [Part("visited", n_towns, "visited each town (T flags)"),
-            Part("home", 1, "its home town"),
-            Part("towns_left", 1, "towns it still has to visit")]
+def seat_parts(n_towns: int, n_roads: int, dist_high: int = 1) -> list[Part]:
+    """The parts of one seat's repeat in the observation (their offsets depend on T and
+    R, so the config record holds them: ``ob_seat_<part>``, and ``ob_seat_stride``)."""
+    T, R = n_towns, n_roads
+    return [Part("visited", T, "visited each town (T flags)"),
+            Part("home", T, "one-hot, its home town"),
+            Part("road", R, "one-hot, the road its car is on (all 0 before it chose one)"),
+            Part("slot", QLEN, "one-hot, its car's queue place on that road from the "
+                 "road's first town"),
+            Part("ends", 2, "its car is at the road's end 0, at its end 1 (both when "
+                 "alone: it may be taken through either town)"),
+            Part("towns_left", 1, "towns it still has to visit", high=max(T - 1, 1)),
+            Part("dist", T, "per town it still needs: the fewest towns its car passes to "
+                 "pass it, counting it (map distance, see Derived features); 0 for a "
+                 "town it does not need or with no car on the board", high=dist_high),
+            Part("nearest", 1, "the least of `dist` over the towns it still needs (0: "
+                 "none, or no car)", high=dist_high)]
 
 
-#: offset of a road's cars inside its repeat of "roads" (the stride is ROAD_SLOTS)
-OB_ROAD_CARS = part_offsets(obs_layout(2, 2, 1).field("roads").parts)["cars"]
-#: offset of the "roads" field: it comes first in every configuration, so observe may
-#: use a constant (measured: a base read from ``cfg`` made observe 5% slower); the
-#: Game checks it against each configuration's layout
-OB_ROADS = obs_layout(2, 2, 1).field("roads").offset
+#: the parts of a seat's repeat, in order; the config record holds the offset of each
+#: inside the repeat as ``ob_seat_<part>``
+SEAT_PARTS = tuple(p.name for p in seat_parts(2, 1))
+#: offset of the "road_neutral" field: it comes first in every configuration, so
+#: observe may use a constant; the Game checks it against each configuration's layout
+OB_ROAD_NEUTRAL = obs_layout(2, 2, 1).field("road_neutral").offset
 
 #: the observation fields, in order: the config record holds each one's offset as
 #: ``ob_<name>`` (filled from :func:`obs_layout` by the Game), and ``observe`` writes by it
@@ -135,7 +179,7 @@ CFG_ACTION_STARTS = {"roundabout": "a_rb", "one_way": "a_ow", "setup": "a_setup"
 
 
 def obs_dim(num_players: int, n_towns: int, n_roads: int) -> int:
-    """Length of one observation row (the layout's size)."""
+    """Length of one observation row (the layout's size; bounds do not change it)."""
     return obs_layout(num_players, n_towns, n_roads).size
 
 
@@ -155,20 +199,24 @@ CFG_DTYPE = np.dtype(
         ("a_stop", np.int64),
         ("a_end", np.int64),
         ("num_actions", np.int64),  # the action layout's size
-        # the observation field offsets, from obs_layout (Game): ob_roads, ob_seats, ...
-        # (uint32: the compiler then knows them non-negative; a signed index costs a
-        # negative-index check per store)
+        # the observation field offsets, from obs_layout (Game): ob_road_neutral,
+        # ob_road_cars, ob_seats, ... (uint32: the compiler then knows them
+        # non-negative; a signed index costs a negative-index check per store)
         *[(f"ob_{name}", np.uint32) for name in OBS_FIELDS],
-        # inside one repeat of the "seats" block: the offsets of its parts "home" and
-        # "towns_left", and the block's stride (they depend on T)
-        ("ob_seat_home", np.uint32),
-        ("ob_seat_left", np.uint32),
+        # inside one repeat of the "seats" block: the offset of each part
+        # (ob_seat_visited, ob_seat_home, ...) and the block's stride (they depend on T, R)
+        *[(f"ob_seat_{name}", np.uint32) for name in SEAT_PARTS],
         ("ob_seat_stride", np.uint32),
+        ("obs_size", np.uint32),  # the observation row's length
         ("max_turns", np.int64),  # the truncation cap in turns (J9), 0 none
+        ("horizon", np.int64),  # the env's move limit (0 none), set by Game.with_horizon
         ("n_faces", np.int64),  # faces of each die (J4)
         ("shaping", np.bool_),  # pay 1 per needed town first passed (C2 option)
         ("all_towns", np.uint32),  # town set of every town of the map
         ("face_val", np.int8, MAX_FACES),  # per face: 1..60, ROUNDABOUT or ONE_WAY
+        # the observation's view of a die showing face f (index f + 1; index 0: not
+        # rolled): its number (0 for a special face), and the two special flags
+        ("face_obs", np.uint8, (MAX_FACES + 1, 3)),
         ("home_given", np.int8, MAX_PLAYERS),  # per seat its home town, -1 drawn (J3)
         ("rt", np.int8, (MAX_ROADS, 2)),  # road r's towns: rt[r, x] at its end x
         ("deg", np.int8, MAX_TOWNS),  # roads at each town
@@ -192,6 +240,20 @@ CFG_DTYPE = np.dtype(
         # the moves of road end (r, x) as 8 mask bytes (little-endian): 1 for every
         # road at that end's town but the U-turn (see mask_without_dead_ends)
         ("mv_tpl", np.uint64, (MAX_ROADS, 2)),
+        # the observation's derived features (tables.fill_distances):
+        # rd8[r]: per town t (byte t % 8 of word t // 8, little-endian) the fewest towns a
+        # car on road r passes to pass t, counting t: 1 + the map distance (fewest
+        # roads) from the nearer end of r; 0 past the map's towns
+        ("rd8", np.uint64, (MAX_ROADS, MAX_TOWNS // 8)),
+        # lev[r, d]: the town set at distance d from road r (d >= 1, as in rd8)
+        ("lev", np.uint32, (MAX_ROADS, MAX_TOWNS + 1)),
+        ("dist_high", np.int64),  # the largest distance in rd8 (the "dist" bound)
+        # per half-edge h = 2 r + e: the town rt[r, e] at which a car enters road r
+        # there (rt flattened)
+        ("ht", np.uint8, 2 * MAX_ROADS),
+        # per town t: the half-edges that arrive at t (2 r + e with rt[r, 1 - e] == t: a
+        # car that entered road r at its other end), as a 128-bit set (two words)
+        ("arr", np.uint64, (MAX_TOWNS, 2)),
     ],
     align=True,
 )
@@ -214,6 +276,10 @@ RECORD_DTYPE = np.dtype(
         # jams again from there (J8)
         ("laste", np.int8, MAX_ROADS),
         ("home", np.int8, MAX_PLAYERS),  # per seat its home town (J3), -1 past N
+        # car_road[c]: the road car c = p + 1 of seat p is on, -1 before it chose one
+        # (an index of q, kept by queues.put: observe reads it rather than scanning
+        # the queues); car_road[0] is -1 (the neutral cars' entry)
+        ("car_road", np.int8, MAX_PLAYERS + 1),
         ("winner", np.uint8, MAX_PLAYERS),  # per seat 1 if it won (over phase)
         ("phase", np.int8),  # SETUP .. OVER
         ("cur", np.int8),  # the seat to move

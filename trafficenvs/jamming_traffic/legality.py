@@ -33,6 +33,7 @@ from trafficenvs.jamming_traffic.layout import (
     SETUP,
     STOP,
 )
+from trafficenvs.jamming_traffic.views import as_bytes
 
 
 @njit(cache=True)
@@ -223,24 +224,33 @@ def mask_without_dead_ends(rec, cfg, out):
     unpredictable): the moves of road end ``(r, x)`` are the slots
     ``mv_base[r, x] + k`` in increasing ``(r, x)`` order, so each end's block is
     written as one 8-byte word, the end's precomputed pattern ``cfg.mv_tpl[r, x]``
-    (every road at the town but the U-turn) or 0 (the spill is overwritten by the
-    next block, the last one's by the zeroed actions after the moves); then the
-    one-way road and the roundabout town are fixed up. Public so tests can show
-    that the dead-end corner matters where the simulation is kept.
+    (every road at the town but the U-turn; at the roundabout's town its exit only,
+    :func:`_rb_word`) or 0 (the spill is overwritten by the next block, the last
+    one's by the zeroed actions after the moves); then the one-way road is fixed up.
+    Public so tests can show that the dead-end corner matters where the simulation
+    is kept.
     """
     me = np.uint64(rec.cur + 1)
     q = rec.q
     cnt = rec.cnt
     mv_base = cfg.mv_base
     tpl = cfg.mv_tpl
-    o8 = out.view(np.uint8)
+    rt = cfg.rt
+    rb = rec.rb_town
+    o8 = as_bytes(out)  # a no-copy view (numba's view costs more than this loop)
     # unsigned indices: numba then skips the negative-index wraparound, which lets
     # LLVM merge the 8 byte stores of a block into one 8-byte store
     for rd in range(np.uint64(cfg.n_roads)):
         c0 = np.int64(q[rd, np.uint64(0)])
         c1 = np.int64(q[rd, _end1_slot(cnt[rd])])
-        w0 = tpl[rd, np.uint64(0)] & _MOVABLE[me, np.uint64(c0 + 1)]
-        w1 = tpl[rd, np.uint64(1)] & _MOVABLE[me, np.uint64(c1 + 1)]
+        p0 = tpl[rd, np.uint64(0)]
+        p1 = tpl[rd, np.uint64(1)]
+        if rt[rd, np.uint64(0)] == rb:  # at the roundabout: its exit only
+            p0 = _rb_word(rec, cfg, rd, 0)
+        if rt[rd, np.uint64(1)] == rb:
+            p1 = _rb_word(rec, cfg, rd, 1)
+        w0 = p0 & _MOVABLE[me, np.uint64(c0 + 1)]
+        w1 = p1 & _MOVABLE[me, np.uint64(c1 + 1)]
         b0 = np.uint64(mv_base[rd, np.uint64(0)])
         for k in range(8):
             o8[b0 + np.uint64(k)] = np.uint8(w0 >> np.uint64(8 * k))
@@ -252,8 +262,18 @@ def mask_without_dead_ends(rec, cfg, out):
     out[cfg.a_end] = 1
     if rec.ow_road >= 0:
         _fix_one_way(rec, cfg, o8)
-    if rec.rb_town >= 0:
-        _fix_roundabout(rec, cfg, o8, me)
+
+
+@njit(cache=True)
+def _rb_word(rec, cfg, r, x):
+    """The fast mask's 8-byte pattern of road end ``(r, x)`` at the roundabout's town:
+    its one move, the roundabout's exit (J7), if the car may leave there (0 if not);
+    the one-way fix-up after it changes nothing of it (the roundabout never sends a
+    car into the one-way road at its exit end)."""
+    ex = rb_exit(rec, cfg, r, x)
+    if ex < 0 or not can_leave(rec, r, x):
+        return np.uint64(0)
+    return np.uint64(1) << np.uint64(8 * cfg.pos[ex >> 1, ex & 1])
 
 
 @njit(cache=True)
@@ -274,29 +294,3 @@ def _fix_one_way(rec, cfg, o8):
     kk = np.uint64(cfg.pos[ow, 1 - x])
     for j in range(deg[t]):  # nor enters at the exit end
         o8[np.uint64(mv_base[inc[t, j], inc_end[t, j]]) + kk] = 0
-
-
-@njit(cache=True)
-def _fix_roundabout(rec, cfg, o8, me):
-    """The fast mask's roundabout fix-up: a road end at its town has one move, the
-    roundabout's exit (J7)."""
-    q = rec.q
-    cnt = rec.cnt
-    pos = cfg.pos
-    mv_base = cfg.mv_base
-    t = rec.rb_town
-    d = cfg.deg[t]
-    for j in range(d):
-        r = cfg.inc[t, j]
-        x = cfg.inc_end[t, j]
-        b = np.uint64(mv_base[r, x])
-        for k in range(np.uint64(d)):
-            o8[b + k] = 0
-        car = np.int64(q[r, np.uint64(0) if x == 0 else _end1_slot(cnt[r])])
-        # the end's one move, the roundabout's exit, is legal when its car may be
-        # taken (written branch-free: which car sits there is unpredictable)
-        ok = _MOVABLE[me, np.uint64(car + 1)] & np.uint64(1)
-        ok &= np.uint64(can_leave(rec, r, x))
-        ex = rb_exit(rec, cfg, r, x)
-        if ex >= 0:
-            o8[b + np.uint64(pos[ex >> 1, ex & 1])] = np.uint8(ok)

@@ -47,6 +47,8 @@ def put(rec, r, x, car):
     rec.cnt[r] = n + 1
     rec.laste[r] = x
     rec.held[r] = 0
+    rec.car_road[car] = r  # the players' cars' index (no branch: a neutral car
+    rec.car_road[0] = -1  # writes entry 0, which stays -1)
 
 
 @njit(cache=True)

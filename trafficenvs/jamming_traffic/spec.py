@@ -4,7 +4,7 @@ from trafficenvs.core.spec import GameSpec
 
 SPEC = GameSpec(
     name="jamming_traffic",
-    version=0,
+    version=1,
     title="Jamming Traffic",
     summary="towns and roads, cars queue three to a road, dice, roundabouts, one-way roads, "
             "jams that cascade (sometimes endlessly)",

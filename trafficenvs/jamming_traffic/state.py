@@ -168,6 +168,7 @@ def _read_roads(game: JammingTrafficGame, rd: StateReader, r: np.void, ph: int, 
     roads = rd.list("roads", R)
     held = set(rd.int_list("held", 0, R - 1, default=[]))
     r["q"][:] = -1
+    r["car_road"][:] = -1
     owned = [0] * n
     total = 0
     for i, cars in enumerate(roads):
@@ -182,6 +183,7 @@ def _read_roads(game: JammingTrafficGame, rd: StateReader, r: np.void, ph: int, 
             else:
                 owner = read_int(car, f"roads[{i}][{j}]", 0, n - 1, what="'n' or a seat")
                 r["q"][i, j] = owner + 1
+                r["car_road"][owner + 1] = i
                 owned[owner] += 1
         r["cnt"][i] = len(cars)
         r["held"][i] = i in held

@@ -79,6 +79,7 @@ def init(rec, cfg, seed):
     rec.winner[:] = 0
     rec.loop_towns = 0
     rec.q[:, :] = -1
+    rec.car_road[:] = -1
     rec.held[:] = 0
     rec.laste[:] = 0
     rec.cnt[:] = 0
@@ -148,6 +149,7 @@ def _setup_step(rec, cfg, action):
         rec.q[r, 0] = rec.cur + 1
     else:
         rec.q[r, rec.cnt[r] - 1] = rec.cur + 1
+    rec.car_road[rec.cur + 1] = r
     if rec.cur + 1 < cfg.num_players:
         rec.cur += 1
     else:

@@ -10,14 +10,18 @@ from trafficenvs.core.game import Game
 from trafficenvs.core.statedict import StateDictError, fail, read_bool, read_dict, read_list
 from trafficenvs.traffic_jam import kernels as K
 from trafficenvs.traffic_jam.deck import Deck, DeckSpec, check_deck_fits, load_deck
-from trafficenvs.traffic_jam.layout import action_layout, obs_layout
+from trafficenvs.traffic_jam.layout import action_layout, obs_layout, size_added
 from trafficenvs.traffic_jam.spec import SPEC
 
 STATE_KEYS = {
     "game", "num_players", "round", "trip", "stage", "to_move", "over", "moves", "rng",
-    "deck", "discard", "hands", "roads", "victory", "pending", "last_trip",
+    "deck", "discard", "hands", "roads", "firsts", "victory", "pending", "last_trip",
 }
-OPTIONAL_KEYS = {"moves", "rng", "last_trip", "over"}
+#: ``firsts`` (v1) may be left out in stage 0 only (nothing revealed yet); ``last_trip``'s
+#: ``firsts`` and ``surprises`` (v1) may be left out: unknown, shown as no card
+OPTIONAL_KEYS = {"moves", "rng", "last_trip", "over", "firsts"}
+LAST_TRIP_KEYS = ("jam", "cars", "scored", "firsts", "surprises")
+LAST_TRIP_OPTIONAL = ("firsts", "surprises")
 
 
 def expected_hand_size(rnd: int, trip: int, stage: int, to_move: int, seat: int, over: bool) -> int:
@@ -51,7 +55,7 @@ class TrafficJamGame(Game):
         check_deck_fits(self.deck, self.num_players)
         self.shaping = bool(shaping)
         self.num_kinds = len(self.deck.kinds)
-        self.obs_layout = obs_layout(self.num_players, self.num_kinds)
+        self.obs_layout = obs_layout(self.num_players, self.deck.kinds, self.deck.counts)
         self.action_layout = action_layout(self.num_kinds)
         self.num_actions = self.action_layout.size
         self.obs_dim = self.obs_layout.size
@@ -60,6 +64,10 @@ class TrafficJamGame(Game):
         for key, offset in self.obs_layout.offsets().items():
             c[key] = offset
         c["a_pair"] = self.action_layout.field("car_surprise").offset
+        c["ob_seat_stride"] = self.obs_layout.field("seats").stride
+        for i, card in enumerate(self.deck.kinds):
+            c["kind_slot"][i] = card.time * K.NUM_TYPES + card.type
+            c["kind_add"][3 * i: 3 * i + 3] = [size_added(card.type, n) for n in range(3)]
         c["num_players"] = self.num_players
         c["num_kinds"] = self.num_kinds
         c["deck_size"] = self.deck.size
@@ -71,11 +79,6 @@ class TrafficJamGame(Game):
             c["kind_joy"][i] = card.joy
             c["kind_count"][i] = n
         self.cfg = cfg
-
-    @property
-    def obs_high(self) -> float:
-        total_joy = sum(c.joy * n for c, n in zip(self.deck.kinds, self.deck.counts))
-        return float(max(self.deck.size, total_joy, 1))
 
     # -- names -----------------------------------------------------------------
     def decode(self, action: int) -> tuple[int, int | None]:
@@ -126,6 +129,7 @@ class TrafficJamGame(Game):
             "discard": self._names(rec["discard"]),
             "hands": [self._names(rec["hand"][p]) for p in range(n)],
             "roads": self._names(rec["road"]),
+            "firsts": [self._opt(rec["shown1"][p]) for p in range(n)],
             "victory": [self._names(rec["victory"][p]) for p in range(n)],
             "pending": [
                 {
@@ -141,6 +145,8 @@ class TrafficJamGame(Game):
                     for t in range(3)
                 },
                 "cars": [self._opt(rec["last_car"][p]) for p in range(n)],
+                "firsts": [self._opt(rec["last_first"][p]) for p in range(n)],
+                "surprises": [self._opt(rec["last_sur"][p]) for p in range(n)],
                 "scored": [
                     None if rec["last_scored"][p] < 0 else bool(rec["last_scored"][p])
                     for p in range(n)
@@ -217,14 +223,42 @@ class TrafficJamGame(Game):
         if road.sum() != on_road:
             raise StateDictError(f"state dict: roads hold {road.sum()} cards; at stage {stage} "
                                  f"they hold {on_road}")
+        self._load_firsts(r, st.raw("firsts", None), road, stage, over)
         self._load_pending(r, pending, stage, cur, over, total)
         self._check_conserved(total)
-        self._load_last_trip(r, st.dict("last_trip", ("jam", "cars", "scored"), default=None))
+        self._load_last_trip(r, st.dict("last_trip", LAST_TRIP_KEYS, LAST_TRIP_OPTIONAL,
+                                        default=None))
         if over:
             joy, cnt = r["joy"][:n], r["vcount"][:n]
             best = max(zip(joy, cnt))
             r["winner"][:n] = [(a, b) == best for a, b in zip(joy, cnt)]
         return recs
+
+    def _load_firsts(self, r: np.void, firsts: Any, road: np.ndarray, stage: int,
+                     over: bool) -> None:
+        """Who revealed which stage-1 card this trip: in stage 1 one card per seat, the
+        cards on the roads; in stage 0 none (the key may then be left out)."""
+        n = self.num_players
+        r["shown1"][:] = -1
+        if firsts is None:
+            if stage == 1 and not over:
+                raise StateDictError(
+                    "state dict: firsts: in stage 1 give the stage-1 card each seat revealed "
+                    "(a list of one card name per seat, the cards on the roads); state dicts "
+                    "of traffic_jam-v0 did not store it")
+            return
+        names = read_list(firsts, "firsts", n)
+        shown = [self._opt_kind(name, f"firsts[{p}]") for p, name in enumerate(names)]
+        if stage == 0 or over:
+            if any(k >= 0 for k in shown):
+                raise fail("firsts", "all null in stage 0 (nothing revealed yet)", firsts)
+            return
+        if any(k < 0 for k in shown):
+            raise fail("firsts", "one card per seat in stage 1", firsts)
+        counts = np.bincount(shown, minlength=K.MAX_KINDS)
+        if not np.array_equal(counts, road):
+            raise fail("firsts", "the cards on the roads (roads), one per seat", firsts)
+        r["shown1"][:n] = shown
 
     def _load_pending(self, r: np.void, pending: list, stage: int, cur: int, over: bool,
                       total: np.ndarray) -> None:
@@ -256,9 +290,8 @@ class TrafficJamGame(Game):
     def _load_last_trip(self, r: np.void, last: dict[str, Any] | None) -> None:
         """What the last trip's assessment showed (roads jammed, cars, who scored)."""
         n = self.num_players
-        r["last_jam"][:] = -1
-        r["last_car"][:] = -1
-        r["last_scored"][:] = -1
+        for field in ("last_jam", "last_car", "last_first", "last_sur", "last_scored"):
+            r[field][:] = -1
         if last is None:
             return
         jam = read_dict(last["jam"], "last_trip.jam", K.TIMES, optional=K.TIMES)
@@ -267,6 +300,11 @@ class TrafficJamGame(Game):
         for t, tname in enumerate(K.TIMES):
             j = jam.get(tname)
             r["last_jam"][t] = -1 if j is None else int(read_bool(j, f"last_trip.jam.{tname}"))
+        for key, field in (("firsts", "last_first"), ("surprises", "last_sur")):
+            if key in last:  # v1; older state dicts: unknown, shown as no card
+                names = read_list(last[key], f"last_trip.{key}", n)
+                for p in range(n):
+                    r[field][p] = self._opt_kind(names[p], f"last_trip.{key}[{p}]")
         for p in range(n):
             r["last_car"][p] = self._opt_kind(cars[p], f"last_trip.cars[{p}]")
             s = scored[p]
@@ -300,6 +338,13 @@ class TrafficJamGame(Game):
             want = expected_hand_size(rec["round"], rec["trip"], rec["stage"], cur, p, over)
             assert rec["hand_n"][p] == want, f"seat {p} holds {rec['hand_n'][p]} cards, not {want}"
         assert rec["road"].sum() == (n if rec["stage"] == 1 else 0), "road cards"
+        shown = rec["shown1"][:n]
+        if rec["stage"] == 1:
+            assert (shown >= 0).all(), "a seat's stage-1 card not shown"
+            assert np.array_equal(np.bincount(shown, minlength=K.MAX_KINDS), rec["road"]), \
+                "stage-1 cards shown are not the roads"
+        else:
+            assert (shown < 0).all(), "stage-1 cards shown before the reveal"
         assert rec["vcount"][:n].max() <= 6
 
     # -- renders ---------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 Strategy (also on docs/rules/traffic_jam.md):
 
-* Card counting. From the observation it knows its hand, the cards on the roads,
-  the discard pile and every victory pile, so the *unseen* cards (deck, the others'
-  hands and their hidden picks) are the deck list minus those. From the unseen
+* Card counting. From the observation it knows its hand, the cards on the roads (the
+  stage-1 card each seat revealed) and the *unseen* cards per kind (the observation's
+  derived ``unseen``: the deck list less its hand, the roads, the discard pile and
+  every victory pile; so the deck, the others' hands and their hidden picks). From the unseen
   cards it estimates, per road, how much size one unseen card adds on average, and
   how likely an unseen card is a balloon or an ice cream truck of that time.
 * Odds of a car scoring. The cards still to come this trip are ``m`` unseen cards
@@ -22,7 +23,8 @@ Strategy (also on docs/rules/traffic_jam.md):
 * Stage 1: play the card after which the best stage-2 pair of the rest of the hand
   is worth most (the card itself counted on its road); ties: the least joyful card.
 
-It reads only the observation (plus the deck list, which every player knows), so
+It reads only the observation, by layout names (plus the deck list, which every player
+knows), so
 it is a fair player; the whole batch is one compiled loop.
 """
 
@@ -119,19 +121,20 @@ def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, 
 
 
 @njit(cache=True)
-def _unseen_odds(ob, K, ktime, ktype, kcount, o_hand, o_road, o_disc, o_vict, hand, cnt,
+def _unseen_odds(ob, N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand, cnt,
                  lam_unit, q_type):
-    """Card counting from one observation: fills ``hand`` and ``cnt`` (the roads), and
-    per road the mean size one unseen card adds (``lam_unit[t]``) and the share of
-    unseen cards of each type (``q_type[t, ty]``)."""
+    """Card counting from one observation: fills ``hand`` and ``cnt`` (the roads: the
+    stage-1 cards every seat revealed), and per road the mean size one unseen card adds
+    (``lam_unit[t]``) and the share of unseen cards of each type (``q_type[t, ty]``); the
+    unseen cards per kind are the observation's own ``unseen`` entries."""
     unseen_total = 0.0
     for k in range(K):
         hand[k] = ob[o_hand + k]
-        cnt[k] = ob[o_road + k]
-        u = (kcount[k] - ob[o_hand + k] - ob[o_road + k] - ob[o_disc + k]
-             - ob[o_vict + k])
-        if u < 0:
-            u = 0.0
+        c = 0.0
+        for j in range(N):
+            c += ob[o_first + j * stride + k]
+        cnt[k] = c
+        u = np.float64(ob[o_unseen + k])
         unseen_total += u
         t = ktime[k]
         ty = ktype[k]
@@ -155,18 +158,18 @@ def _unseen_odds(ob, K, ktime, ktype, kcount, o_hand, o_road, o_disc, o_vict, ha
 
 
 @njit(cache=True, parallel=True)
-def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, off, out):
+def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, off, out):
     """The greedy action of every row (one compiled loop over the batch); ``off`` holds
-    the offsets of the observation fields and the pair actions it reads (:data:`OFFSETS`)."""
+    the offsets it reads, by layout name (:func:`read_offsets`)."""
     B = obs.shape[0]
     for i in prange(B):
-        o_hand, o_road, o_disc, o_vict = off[0], off[1], off[2], off[3]
+        o_hand, o_first, stride, o_unseen = off[0], off[1], off[2], off[3]
         o_stage, a_pair = off[4], off[5]
         hand = np.zeros(K, np.float64)
         cnt = np.zeros(K, np.float64)
         lam_unit = np.zeros(3, np.float64)
         q_type = np.zeros((3, 8), np.float64)
-        _unseen_odds(obs[i], K, ktime, ktype, kcount, o_hand, o_road, o_disc, o_vict, hand, cnt,
+        _unseen_odds(obs[i], N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand, cnt,
                      lam_unit, q_type)
         stage = 1 if obs[i, o_stage + 1] > 0.5 else 0
         if stage == 1:
@@ -194,8 +197,14 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, kcount, off, out):
         out[i] = best_a
 
 
-#: what the greedy reads, by layout name: observation fields, then the pair actions
-OFFSETS = ("hand", "road", "discard", "victory_total", "stage", "car_surprise")
+def read_offsets(game: Game) -> np.ndarray:
+    """What the greedy reads, by layout name, in the order ``greedy_batch`` takes them: my
+    hand, seat 0's ``first`` part and the seats' stride (every seat's revealed stage-1
+    card: the roads), the unseen cards, the stage; and the first pair action."""
+    obs, acts = game.obs_layout, game.action_layout
+    return np.array([obs.field("hand").offset, obs.at("seats", 0, "first"),
+                     obs.field("seats").stride, obs.field("unseen").offset,
+                     obs.field("stage").offset, acts.field("car_surprise").offset], np.int64)
 
 
 class TrafficJamGreedy(GreedyPlayer):
@@ -211,11 +220,8 @@ class TrafficJamGreedy(GreedyPlayer):
         self.ktype = np.array([c.type for c in kinds], np.int64)
         self.kcond = np.array([c.condition for c in kinds], np.int64)
         self.kjoy = np.array([c.joy for c in kinds], np.float64)
-        self.kcount = np.array(game.deck.counts, np.float64)
-        obs, acts = game.obs_layout, game.action_layout
-        self.off = np.array([obs.field(name).offset for name in OFFSETS[:-1]]
-                            + [acts.field(OFFSETS[-1]).offset], np.int64)
+        self.off = read_offsets(game)
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_batch(obs, mask, self.num_players, self.K, self.ktime, self.ktype, self.kcond,
-                     self.kjoy, self.kcount, self.off, out)
+                     self.kjoy, self.off, out)

@@ -18,8 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from trafficenvs.core.clock import horizon_left
 from trafficenvs.core.rng import rng_seed
 from trafficenvs.traffic_jam.deal import deal, fill_deck
+from trafficenvs.traffic_jam.determinize import determinize
 from trafficenvs.traffic_jam.layout import (
     BALLOON,
     BUGGY,
@@ -32,13 +34,20 @@ from trafficenvs.traffic_jam.layout import (
     HAND_SIZE,
     ICE_CREAM,
     JAM,
+    JOY_CAP,
     MAX_CARDS,
     MAX_KINDS,
     MAX_PLAYERS,
     MOTORCYCLE,
     NUM_TIMES,
+    NUM_TYPES,
     RECORD_DTYPE,
     ROUNDS,
+    SEAT_CARDS,
+    SEAT_HEAD,
+    SEAT_JOY,
+    SEAT_PICKED,
+    SEAT_SCORED,
     TIMES,
     TRIPS,
     TRUCK,
@@ -53,6 +62,7 @@ from trafficenvs.traffic_jam.scoring import (
     road_size,
     score_trip,
     size_of_counts,
+    size_of_types,
 )
 
 
@@ -78,7 +88,10 @@ def init(rec, cfg, seed):
     rec.pick_car[:] = -1
     rec.pick_sur[:] = -1
     rec.last_jam[:] = -1
+    rec.shown1[:] = -1
     rec.last_car[:] = -1
+    rec.last_first[:] = -1
+    rec.last_sur[:] = -1
     rec.last_scored[:] = -1
     rec.winner[:] = False
     fill_deck(rec, cfg)
@@ -143,35 +156,108 @@ def legal_mask(rec, cfg, out):
 
 @njit(cache=True)
 def observe(rec, cfg, seat, out):
-    """Seat ``seat``'s view (T6, C4), written field by field of ``layout.obs_layout``."""
-    K = cfg.num_kinds
+    """Seat ``seat``'s view (T6, C4), written field by field of ``layout.obs_layout``.
+
+    Everything it writes is public, or this seat's own (its hand, its face-down cards);
+    never another seat's hidden pick or the deck order. The derived features (road sizes,
+    sizes with a kind added, unseen cards) come from the same public counts.
+    """
+    u64 = np.uint64
     N = cfg.num_players
-    # offsets read once (stores into ``out`` could alias ``cfg`` for the compiler); they
-    # are uint32, which tells the compiler they are never negative (see layout.py)
-    o_hand, o_road, o_disc, o_vict = cfg.ob_hand, cfg.ob_road, cfg.ob_discard, cfg.ob_victory_total
-    o_stage, o_trip, o_round = cfg.ob_stage, cfg.ob_trip, cfg.ob_round
+    K = u64(cfg.num_kinds)
+    # offsets read once (stores into ``out`` could alias ``cfg`` for the compiler), all
+    # unsigned like the indices, which tells the compiler they are never negative (a
+    # signed index costs a negative-index check per store; mixed ones run 3x slower)
+    o_hand, o_pick, o_car = u64(cfg.ob_hand), u64(cfg.ob_my_pick), u64(cfg.ob_my_car)
+    o_disc, o_unseen = u64(cfg.ob_discard), u64(cfg.ob_unseen)
+    o_with, o_size = u64(cfg.ob_size_with), u64(cfg.ob_road_size)
+    stride = u64(cfg.ob_seat_stride)
+    for i in range(u64(out.shape[0])):
+        out[i] = 0
+    # my face-down cards of this stage (none for the seat to move)
+    if rec.pick1[seat] >= 0:
+        out[o_pick + u64(rec.pick1[seat])] = 1
+    if rec.pick_car[seat] >= 0:
+        out[o_car + u64(rec.pick_car[seat])] = 1
+        out[o_pick + u64(rec.pick_sur[seat])] = 1
     hand = rec.hand[seat]
+    road = rec.road
+    disc = rec.discard
+    vtotal = rec.vtotal
+    kcount = cfg.kind_count
     for k in range(K):
-        out[o_hand + k] = hand[k]
-        out[o_road + k] = rec.road[k]
-        out[o_disc + k] = rec.discard[k]
-        out[o_vict + k] = rec.vtotal[k]
-    o = cfg.ob_scores
+        h = hand[k]
+        d = disc[k]
+        out[o_hand + k] = h
+        out[o_disc + k] = d
+        out[o_unseen + k] = kcount[k] - h - road[k] - d - vtotal[k]
+    # ... less my own face-down cards (this stage's: a first card, or a car and surprise)
+    if rec.pick1[seat] >= 0:
+        out[o_unseen + u64(rec.pick1[seat])] -= 1
+    if rec.pick_car[seat] >= 0:
+        out[o_unseen + u64(rec.pick_car[seat])] -= 1
+        out[o_unseen + u64(rec.pick_sur[seat])] -= 1
+    # per road: its size now, and with one more card of each kind (T2). The cards on the
+    # roads are the stage-1 cards shown: none in stage 0, when a card adds its own size
+    kadd = cfg.kind_add
+    if rec.stage == 0:
+        for k in range(K):
+            out[o_with + k] = kadd[u64(3) * k]
+    else:
+        # the N cards per (road, type), in the record's work space
+        work = rec.scratch
+        for i in range(u64(NUM_TIMES * NUM_TYPES)):
+            work[i] = 0
+        for q in range(N):
+            work[cfg.kind_slot[rec.shown1[q]]] += 1
+        for t in range(u64(NUM_TIMES)):
+            b = t * u64(NUM_TYPES)
+            out[o_size + t] = size_of_types(
+                work[b + VAN], work[b + CABRIOLET] + work[b + BUGGY] + work[b + ICE_CREAM],
+                work[b + TRUCK], work[b + BUS], work[b + MOTORCYCLE])
+        kslot = cfg.kind_slot
+        ktime = cfg.kind_time
+        for k in range(K):
+            c = work[kslot[k]]
+            out[o_with + k] = out[o_size + u64(ktime[k])] + kadd[u64(3) * k + (c if c < 2 else 2)]
+    # per seat, me first (C4)
+    base = u64(cfg.ob_seats)
+    stage1 = rec.stage == 1
     for j in range(N):
         s = seat + j
         if s >= N:
             s -= N
-        out[o + 2 * j] = rec.joy[s]
-        out[o + 2 * j + 1] = rec.vcount[s]
-    for j in range(2):
-        out[o_stage + j] = 0.0
-        out[o_trip + j] = 0.0
-    for j in range(ROUNDS):
-        out[o_round + j] = 0.0
-    out[o_stage + rec.stage] = 1.0
-    out[o_trip + rec.trip] = 1.0
-    out[o_round + rec.round] = 1.0
-    out[cfg.ob_deck_left] = rec.deck_n
+        joy = rec.joy[s]
+        out[base + u64(SEAT_JOY)] = joy if joy < JOY_CAP else JOY_CAP
+        out[base + u64(SEAT_CARDS)] = rec.vcount[s]
+        picked = rec.pick_car[s] >= 0 if stage1 else rec.pick1[s] >= 0
+        out[base + u64(SEAT_PICKED)] = picked
+        out[base + u64(SEAT_SCORED)] = rec.last_scored[s] == 1
+        o = base + u64(SEAT_HEAD)
+        vict = rec.victory[s]
+        for k in range(K):
+            out[o + k] = vict[k]
+        o += K
+        if rec.shown1[s] >= 0:
+            out[o + u64(rec.shown1[s])] = 1
+        o += K
+        if rec.last_first[s] >= 0:
+            out[o + u64(rec.last_first[s])] = 1
+        o += K
+        if rec.last_car[s] >= 0:
+            out[o + u64(rec.last_car[s])] = 1
+        o += K
+        if rec.last_sur[s] >= 0:
+            out[o + u64(rec.last_sur[s])] = 1
+        base += stride
+    o = u64(cfg.ob_last_jam)
+    for t in range(u64(NUM_TIMES)):
+        out[o + t] = rec.last_jam[t] == 1
+    out[u64(cfg.ob_stage) + u64(rec.stage)] = 1
+    out[u64(cfg.ob_trip) + u64(rec.trip)] = 1
+    out[u64(cfg.ob_round) + u64(rec.round)] = 1
+    out[u64(cfg.ob_deck_left)] = rec.deck_n
+    out[u64(cfg.ob_horizon_left)] = horizon_left(rec.moves, cfg.horizon)
 
 
 @njit(cache=True)
@@ -179,6 +265,7 @@ def _reveal_first(rec, cfg):
     """Stage 1 done: every hidden first card onto its road."""
     for q in range(cfg.num_players):
         rec.road[rec.pick1[q]] += 1
+        rec.shown1[q] = rec.pick1[q]
         rec.pick1[q] = -1
     rec.stage = 1
     rec.cur = 0
@@ -190,6 +277,9 @@ def _end_trip(rec, cfg):
     for q in range(cfg.num_players):
         rec.road[rec.pick_car[q]] += 1
         rec.road[rec.pick_sur[q]] += 1
+        rec.last_first[q] = rec.shown1[q]
+        rec.last_sur[q] = rec.pick_sur[q]
+        rec.shown1[q] = -1
     score_trip(rec, cfg)
     rec.stage = 0
     rec.cur = 0
@@ -237,7 +327,8 @@ def step(rec, cfg, action):
 
 __all__ = [
     "init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over",
-    "RECORD_DTYPE", "CFG_DTYPE", "obs_dim", "num_actions", "size_of_counts", "road_size",
+    "determinize", "RECORD_DTYPE", "CFG_DTYPE", "obs_dim", "num_actions", "size_of_counts",
+    "road_size",
     "card_scores", "MAX_PLAYERS", "MAX_KINDS", "MAX_CARDS", "HAND_SIZE", "ROUNDS", "TRIPS",
     "NUM_TIMES", "TIMES", "TYPES", "CONDITIONS", "VAN", "CABRIOLET", "BUGGY", "TRUCK", "BUS",
     "MOTORCYCLE", "BALLOON", "ICE_CREAM", "FREE", "JAM", "EITHER",

@@ -5,14 +5,17 @@ Cards are handled as *kinds*: the distinct (time, type, joy, condition) rows of 
 deck. Identical cards are interchangeable, so a hand, a road or a pile is a vector
 of counts per kind (``K`` kinds, at most :data:`MAX_KINDS`), and the deck is an
 ordered array of kinds. Everything here is plain numpy; the rules that read it are
-in ``deal.py``, ``rules.py`` and ``kernels.py``.
+in ``deal.py``, ``scoring.py`` and ``kernels.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
-from trafficenvs.core.layout import Field, Layout, Part, block
+from trafficenvs.core.layout import Field, Layout, Part, block, bounded
 
 MAX_PLAYERS = 6  # T1
 MAX_KINDS = 32  # T2: distinct cards of a deck
@@ -21,6 +24,7 @@ HAND_SIZE = 6  # T3: cards dealt to each seat a round
 ROUNDS = 3  # T3
 TRIPS = 2  # T3: trips a round (to the country and back)
 NUM_TIMES = 3  # roads: morning, day, night
+NUM_TYPES = 8  # van .. ice cream truck
 
 TIMES = ("morning", "day", "night")
 TYPES = (
@@ -32,23 +36,131 @@ VAN, CABRIOLET, BUGGY, TRUCK, BUS, MOTORCYCLE, BALLOON, ICE_CREAM = range(8)
 FREE, JAM, EITHER = range(3)
 
 
-def obs_layout(num_players: int, num_kinds: int) -> Layout:
-    """The observation row of a seat (T6, C4), for ``N`` players and ``K`` kinds."""
-    K, N = num_kinds, num_players
+def kind_field(name: str, bounds: Sequence[int], meaning: str, size: str = "K") -> Field:
+    """A field of one entry per card kind (or road), each with its own bound."""
+    return bounded(Field, name, bounds, meaning, size=size)
+
+
+def size_of_types(c: Sequence[int]) -> int:
+    """T2 in plain Python: the size of a road holding ``c[ty]`` cards of each type."""
+    size = 2 * c[VAN] + c[CABRIOLET] + c[BUGGY] + c[ICE_CREAM]
+    if c[TRUCK]:
+        size += 2 * c[TRUCK] - 1
+    if c[BUS]:
+        size += 1
+    if c[MOTORCYCLE] >= 2:
+        size += c[MOTORCYCLE]
+    return size
+
+
+def size_added(ty: int, already: int) -> int:
+    """T2: the space one more card of type ``ty`` takes on a road already holding
+    ``already`` cards of that type."""
+    c = [0] * len(TYPES)
+    c[ty] = already
+    before = size_of_types(c)
+    c[ty] += 1
+    return size_of_types(c) - before
+
+
+def size_bounds(num_players: int, kinds: Sequence[Any], counts: Sequence[int]
+                ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Exact bounds of the road-size features: per road the largest size its cards can
+    reach when observed (the ``N`` stage-1 cards at most, from the deck's copies), and
+    per kind the largest size of its road with one more card of that kind."""
+    n_types = len(TYPES)
+    avail = [[0] * n_types for _ in range(NUM_TIMES)]
+    for card, n in zip(kinds, counts):
+        avail[card.time][card.type] += int(n)
+    best = [0] * NUM_TIMES
+    best_with = [[0] * n_types for _ in range(NUM_TIMES)]
+    for t in range(NUM_TIMES):
+        c = [0] * n_types
+
+        def visit(ty: int, left: int, t: int = t, c: list[int] = c) -> None:
+            if ty == n_types:
+                best[t] = max(best[t], size_of_types(c))
+                for add in range(n_types):
+                    c[add] += 1
+                    best_with[t][add] = max(best_with[t][add], size_of_types(c))
+                    c[add] -= 1
+                return
+            for m in range(min(left, avail[t][ty]) + 1):
+                c[ty] = m
+                visit(ty + 1, left - m)
+            c[ty] = 0
+
+        visit(0, num_players)
+    return tuple(best), tuple(best_with[k.time][k.type] for k in kinds)
+
+
+def max_score(kinds: Sequence[Any], counts: Sequence[int]) -> int:
+    """The largest score a victory pile can hold: the joy of the deck's best
+    ``ROUNDS * TRIPS`` cards (a seat takes at most one card a trip)."""
+    joys = sorted((k.joy for k, n in zip(kinds, counts) for _ in range(int(n))), reverse=True)
+    return sum(joys[: ROUNDS * TRIPS])
+
+
+#: parts of a seat's repeat in the observation that come before the per-kind parts (their
+#: offsets in the repeat; the per-kind parts follow at ``SEAT_HEAD + i * K``)
+SEAT_JOY, SEAT_CARDS, SEAT_PICKED, SEAT_SCORED, SEAT_HEAD = range(5)
+#: the per-kind parts of a seat's repeat, in order (``i`` above)
+SEAT_VICTORY, SEAT_FIRST, SEAT_LAST_FIRST, SEAT_LAST_CAR, SEAT_LAST_SURPRISE = range(5)
+#: the cap of the ``joy`` entry (uint8), reached only by decks whose best six cards pass it
+JOY_CAP = 255
+
+
+def obs_layout(num_players: int, kinds: Sequence[Any] = (), counts: Sequence[int] = ()
+               ) -> Layout:
+    """The observation row of a seat (T6, C4), for ``N`` players and a deck of ``K``
+    kinds (``kinds[k]`` has ``time``, ``type``, ``joy``; ``counts[k]`` copies): every
+    entry a small integer with its exact bound (v1)."""
+    K, N = len(kinds), num_players
+    counts = tuple(int(n) for n in counts)
+    in_hand = tuple(min(n, HAND_SIZE) for n in counts)
+    in_pile = tuple(min(n, ROUNDS * TRIPS) for n in counts)
+    road_high, with_high = size_bounds(N, kinds, counts)
+    joy_high = min(max_score(kinds, counts), JOY_CAP)
+    one_hot = "one-hot over kinds, all 0 for none"
     return Layout("Traffic Jam observation", [
-        Field("hand", K, "my hand: cards per kind", "K"),
-        Field("road", K, "the roads: cards per kind on the roads this trip (a kind's road "
-              "is its time)", "K"),
-        Field("discard", K, "the discard pile: cards per kind", "K"),
-        Field("victory_total", K, "all victory piles together: cards per kind", "K"),
-        block("scores", N, [Part("joy", 1, "joy points"),
-                            Part("victory_cards", 1, "cards in the victory pile")],
-              "per seat, me first, then the others in turn order after me", "2 N"),
+        kind_field("hand", in_hand, "my hand: cards per kind (bound: the kind's copies, at "
+                   "most 6)"),
+        Field("my_pick", K, "my face-down card of this stage, not yet revealed: in stage 1 "
+              f"my first card, in stage 2 my surprise; {one_hot} (before I pick)", "K"),
+        Field("my_car", K, f"stage 2: my face-down card carrying my car; {one_hot}", "K"),
+        kind_field("discard", counts, "the discard pile: cards per kind (bound: the kind's "
+                   "copies)"),
+        block("seats", N, [
+            Part("joy", 1, "joy points in the victory pile (capped at 255, only for decks "
+                 "whose best six cards pass it)", high=joy_high),
+            Part("cards", 1, "cards in the victory pile", high=ROUNDS * TRIPS),
+            Part("picked", 1, "has put its face-down card(s) of this stage down"),
+            Part("scored", 1, "last trip: its car's card scored (went to its victory pile)"),
+            bounded(Part, "victory", in_pile, "its victory pile: cards per kind (bound: "
+                    "the kind's copies, at most 6)"),
+            Part("first", K, "this trip's stage-1 card it revealed (stage 2); " + one_hot),
+            Part("last_first", K, "last trip: its stage-1 card; " + one_hot),
+            Part("last_car", K, "last trip: the card carrying its car; " + one_hot),
+            Part("last_surprise", K, "last trip: its surprise card; " + one_hot),
+        ], "per seat, me first, then the others in turn order after me", "N (5 K + 4)"),
+        Field("last_jam", NUM_TIMES, "last trip: per road (morning, day, night) 1 if it "
+              "jammed (all 0 before the first trip ends)"),
         Field("stage", 2, "stage one-hot (first vehicles, car and surprise)"),
-        Field("trip", 2, "trip one-hot (to the country, back)"),
+        Field("trip", TRIPS, "trip one-hot (to the country, back)"),
         Field("round", ROUNDS, "round one-hot"),
-        Field("deck_left", 1, "cards left in the deck"),
-    ])
+        Field("deck_left", 1, "cards left in the deck (bound: the deck's cards less the first "
+              "deal)", high=max(sum(counts) - HAND_SIZE * N, 0)),
+        Field("horizon_left", 1, "share of the envs' move limit left, 0-255 (255: no limit "
+              "or all of it; `core/clock.py`)", high=255),
+        kind_field("road_size", road_high, "derived: per road (morning, day, night) its size "
+                   "now by the jam test's measure (T2; it jams above N); bound: the largest "
+                   "its N stage-1 cards can make", ""),
+        kind_field("size_with", with_high, "derived: per kind, the size its road would have "
+                   "with one more card of that kind (jams if above N)"),
+        kind_field("unseen", counts, "derived: per kind, copies I have not seen (the deck's "
+                   "copies less my hand, my face-down cards, the roads, the discard pile and "
+                   "every victory pile): in the deck, the others' hands or face down"),
+    ], ranges=True)
 
 
 def action_layout(num_kinds: int) -> Layout:
@@ -65,7 +177,7 @@ def action_layout(num_kinds: int) -> Layout:
 
 #: the observation fields, in order: the config record holds each one's offset as
 #: ``ob_<name>`` (filled from :func:`obs_layout` by the Game), and ``observe`` writes by it
-OBS_FIELDS = tuple(obs_layout(2, 1).names())
+OBS_FIELDS = tuple(obs_layout(2).names())
 
 CFG_DTYPE = np.dtype(
     [
@@ -78,9 +190,15 @@ CFG_DTYPE = np.dtype(
         ("kind_cond", np.int8, MAX_KINDS),  # per kind: FREE, JAM or EITHER
         ("kind_joy", np.int16, MAX_KINDS),  # per kind: joy points
         ("kind_count", np.uint8, MAX_KINDS),  # per kind: copies in the deck
+        ("kind_slot", np.uint8, MAX_KINDS),  # per kind: 8 * its road + its type
+        # per kind k, 3 k + c: the space one more card of kind k takes on a road already
+        # holding c (0, 1, 2 or more) cards of its type (T2; observe's ``size_with``)
+        ("kind_add", np.uint8, 3 * MAX_KINDS),
+        ("horizon", np.int64),  # the envs' move limit (0: none), for ``horizon_left``
         # observation offsets; uint32 so that the compiler knows them non-negative (a signed
         # index costs a negative-index check per store: observe ran 2x slower)
         *[(f"ob_{name}", np.uint32) for name in OBS_FIELDS],
+        ("ob_seat_stride", np.uint32),  # entries per seat of the ``seats`` block (5 K + 4)
         ("a_pair", np.int64),  # first action of the stage-2 range (= K)
     ],
     align=True,
@@ -111,19 +229,24 @@ RECORD_DTYPE = np.dtype(
         ("pick1", np.int8, MAX_PLAYERS),  # per seat: hidden stage-1 pick (kind), -1 none
         ("pick_car", np.int8, MAX_PLAYERS),  # per seat: hidden stage-2 car card, -1 none
         ("pick_sur", np.int8, MAX_PLAYERS),  # per seat: hidden stage-2 surprise, -1 none
+        ("shown1", np.int8, MAX_PLAYERS),  # this trip: per seat its revealed stage-1 card, -1
         ("last_jam", np.int8, NUM_TIMES),  # last trip: per road 1 jammed, 0 free, -1 none yet
         ("last_car", np.int8, MAX_PLAYERS),  # last trip: per seat its car's kind, -1 none
+        ("last_first", np.int8, MAX_PLAYERS),  # last trip: per seat its stage-1 card, -1 none
+        ("last_sur", np.int8, MAX_PLAYERS),  # last trip: per seat its surprise, -1 none
         ("last_scored", np.int8, MAX_PLAYERS),  # last trip: per seat 1 scored, 0 not, -1 none
         ("winner", np.uint8, MAX_PLAYERS),  # per seat: 1 if it won (shared wins allowed)
-        ("scratch", np.uint8, HAND_SIZE),  # kernel work space, not game state
+        # kernel work space, not game state: legal_mask's kinds in hand, observe's cards per
+        # (road, type)
+        ("scratch", np.uint8, NUM_TIMES * NUM_TYPES),
     ],
     align=True,
 )
 
 
 def obs_dim(num_players: int, num_kinds: int) -> int:
-    """Length of one observation row (the layout's size: ``4K + 2N + 8``)."""
-    return obs_layout(num_players, num_kinds).size
+    """Length of one observation row (the layout's size: ``6 K + N (5 K + 4) + 15``)."""
+    return 6 * num_kinds + num_players * (5 * num_kinds + 4) + 15
 
 
 def num_actions(num_kinds: int) -> int:

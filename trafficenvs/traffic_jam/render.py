@@ -46,6 +46,10 @@ def render_text(game: TrafficJamGame, rec: np.void, seat: int | None) -> str:
     n = game.num_players
     kinds = game.deck.kinds
     lines = [_header(rec), f"Deck {rec['deck_n']} cards, discard pile {rec['discard_n']}"]
+    if rec["stage"] == 1:
+        lines.append("Revealed: " + ", ".join(
+            f"player_{p} {kinds[rec['shown1'][p]].label}" for p in range(n)
+            if rec["shown1"][p] >= 0))
     lines.append(f"Roads (jam when size > {n}):")
     for t, tname in enumerate(K.TIMES):
         cards = _cards(game, rec["road"], t)
@@ -61,7 +65,9 @@ def render_text(game: TrafficJamGame, rec: np.void, seat: int | None) -> str:
             c = rec["last_car"][p]
             if c >= 0:
                 ok = "scored" if rec["last_scored"][p] else "no joy"
-                lines.append(f"  player_{p}: car on {kinds[c].label} - {ok}")
+                played = "".join(f", {what} {kinds[k].label}" for what, k in (
+                    ("first", rec["last_first"][p]), ("surprise", rec["last_sur"][p])) if k >= 0)
+                lines.append(f"  player_{p}: car on {kinds[c].label} - {ok}{played}")
     lines.append("Scores:")
     for p in range(n):
         mark = " (winner)" if rec["over"] and rec["winner"][p] else ""

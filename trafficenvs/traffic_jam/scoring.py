@@ -50,6 +50,13 @@ def size_of_counts(cnt, t, kind_time, kind_type, num_kinds):
             bus += n
         elif ty == MOTORCYCLE:
             moto += n
+    return size_of_types(van, ones, truck, bus, moto)
+
+
+@njit(cache=True)
+def size_of_types(van, ones, truck, bus, moto):
+    """T2: the space of a road holding ``van`` vans, ``ones`` cards of size one
+    (cabriolets, buggies, ice-cream trucks), and so many trucks, buses and motorcycles."""
     size = 2 * van + ones
     if truck > 0:
         size += 2 * truck - 1

@@ -4,7 +4,7 @@ from trafficenvs.core.spec import GameSpec
 
 SPEC = GameSpec(
     name="traffic_jam",
-    version=0,
+    version=1,
     title="Traffic Jam",
     summary="hidden, simultaneous card plays onto morning, day and night roads, scored by "
             "whether each road jams",

@@ -1,0 +1,220 @@
+"""Search over game records, in numba: flat Monte Carlo and determinized UCT (IS-MCTS).
+
+Both work on copies of a game's record, never on the record itself, and every copy is
+first **determinized** for the deciding seat (``k_determinize``: everything that seat
+cannot observe is redrawn), so a search sees only what its seat sees. A rollout plays
+uniformly random legal moves until the game ends or ``depth`` moves have been
+played, then adds the game's heuristic value (``k_evaluate``, in the scale of the final
+result) for positions that did not end. A rollout's value for a seat is the sum of its
+rewards along the way (the zero-sum result at the end, C2) plus that estimate.
+
+Every row of a batch is one decision with its own scratch records, masks and tree, so
+rows are independent (``prange``) and a row's decision depends only on its record, the
+seat and the row's generator state: the same seed gives the same decision, alone or
+in a batch, on any thread count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from trafficenvs.core.driver import _pick_legal
+from trafficenvs.core.rng import mix64, rng_next
+from trafficenvs.core.verbs import (
+    k_current_player,
+    k_determinize,
+    k_evaluate,
+    k_is_over,
+    k_is_truncated,
+    k_legal_mask,
+    k_step,
+)
+
+
+@njit(cache=True, inline="never")
+def _rollout(w, cfg, nplayers, depth, mask, state, ret):
+    """Random play from ``w`` for at most ``depth`` moves; adds each seat's rewards
+    and, if the game has not ended, its heuristic value into ``ret``."""
+    for _ in range(depth):
+        if k_is_over(w, cfg) or k_is_truncated(w, cfg):
+            return
+        k_legal_mask(w, cfg, mask)
+        a = _pick_legal(mask, rng_next(state))
+        if a < 0:
+            return
+        k_step(w, cfg, a)
+        w.moves += 1
+        for j in range(nplayers):
+            ret[j] += w.reward[j]
+    if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
+        for j in range(nplayers):
+            ret[j] += k_evaluate(w, cfg, j)
+
+
+@njit(cache=True, parallel=True)
+def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, ret, out,
+            values):
+    """For each row: ``n`` rollouts per legal action from determinized copies; the
+    action with the best mean value for ``seats[i]`` goes to ``out[i]``.
+
+    Common random numbers: the k-th rollout of every action starts from the same
+    determinization (key ``k`` of the row's draw), so actions are compared on the
+    same hidden cards and dice. ``values[i, a]`` gets each action's mean (NaN if
+    illegal). Scratch: ``work`` (B,) records, ``wmask`` (B, A), ``ret`` (B, N).
+    """
+    for i in prange(recs.shape[0]):
+        seat = seats[i]
+        base = rng_next(states[i])
+        best = -np.inf
+        besta = -1
+        for a in range(masks.shape[1]):
+            if not masks[i, a]:
+                values[i, a] = np.nan
+                continue
+            total = 0.0
+            for k in range(n):
+                work[i] = recs[i]
+                w = work[i]
+                k_determinize(w, cfg[0], seat, mix64(base + np.uint64(k)))
+                for j in range(nplayers):
+                    ret[i, j] = 0.0
+                k_step(w, cfg[0], a)
+                w.moves += 1
+                for j in range(nplayers):
+                    ret[i, j] += w.reward[j]
+                _rollout(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i])
+                total += ret[i, seat]
+            values[i, a] = total / n
+            if total > best:
+                best = total
+                besta = a
+        out[i] = besta
+
+
+@njit(cache=True, inline="never")
+def _child(first, sib, act, node, a):
+    """The child of ``node`` reached by action ``a``, or -1."""
+    c = first[node]
+    while c >= 0:
+        if act[c] == a:
+            return c
+        c = sib[c]
+    return -1
+
+
+@njit(cache=True, inline="never")
+def _select(first, sib, act, visits, value, avail, node, mask, c_uct):
+    """UCB1 over the children of ``node`` legal in this determinization (their
+    availability counts go up by one); -1 if some legal action has no child yet."""
+    best = -np.inf
+    bestc = -1
+    for a in range(mask.shape[0]):
+        if mask[a] and _child(first, sib, act, node, a) < 0:
+            return -1
+    c = first[node]
+    while c >= 0:
+        if mask[act[c]]:
+            avail[c] += 1
+            u = value[c] / visits[c] + c_uct * np.sqrt(np.log(avail[c]) / visits[c])
+            if u > best:
+                best = u
+                bestc = c
+        c = sib[c]
+    return bestc
+
+
+@njit(cache=True, inline="never")
+def _untried(first, sib, act, node, mask, bits):
+    """A uniformly chosen legal action of ``mask`` with no child at ``node``."""
+    n = 0
+    for a in range(mask.shape[0]):
+        if mask[a] and _child(first, sib, act, node, a) < 0:
+            n += 1
+    k = np.int64(((bits >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    for a in range(mask.shape[0]):
+        if mask[a] and _child(first, sib, act, node, a) < 0:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def ismcts(recs, cfg, seats, sims, c_uct, depth, nplayers, states, work, wmask, ret,
+           parent, first, sib, act, mover, visits, value, avail, path, out, root_visits):
+    """Single-observer information-set MCTS (Cowling et al.), one tree per row.
+
+    Each simulation determinizes a fresh copy for ``seats[i]``, descends the tree by
+    UCB1 among the children legal in that determinization (availability counts
+    replace the parent's visits), expands one untried legal action, rolls out as
+    :func:`_rollout`, and backs each node's value up for the seat that moved into
+    it. The decision is the root's most visited child; ``root_visits[i, a]`` gets
+    the visit count of each root action (a teacher's target). Trees live in the
+    ``(B, sims + 1)`` node arrays; ``path`` is ``(B, sims + 1)`` scratch.
+    """
+    for i in prange(recs.shape[0]):
+        seat = seats[i]
+        base = rng_next(states[i])
+        first[i, 0] = -1
+        n_nodes = 1
+        for s in range(sims):
+            work[i] = recs[i]
+            w = work[i]
+            k_determinize(w, cfg[0], seat, mix64(base + np.uint64(s)))
+            for j in range(nplayers):
+                ret[i, j] = 0.0
+            node = 0
+            plen = 0
+            m = wmask[i]
+            while True:
+                if k_is_over(w, cfg[0]) or k_is_truncated(w, cfg[0]):
+                    break
+                k_legal_mask(w, cfg[0], m)
+                p = k_current_player(w, cfg[0])
+                c = _select(first[i], sib[i], act[i], visits[i], value[i], avail[i], node, m,
+                            c_uct)
+                if c < 0:  # expand one untried action, then roll out
+                    a = _untried(first[i], sib[i], act[i], node, m, rng_next(states[i]))
+                    c = n_nodes
+                    n_nodes += 1
+                    parent[i, c] = node
+                    act[i, c] = a
+                    mover[i, c] = p
+                    visits[i, c] = 0.0
+                    value[i, c] = 0.0
+                    avail[i, c] = 1
+                    first[i, c] = -1
+                    sib[i, c] = first[i, node]
+                    first[i, node] = c
+                    k_step(w, cfg[0], a)
+                    w.moves += 1
+                    for j in range(nplayers):
+                        ret[i, j] += w.reward[j]
+                    path[i, plen] = c
+                    plen += 1
+                    _rollout(w, cfg[0], nplayers, depth, m, states[i], ret[i])
+                    break
+                k_step(w, cfg[0], act[i, c])
+                w.moves += 1
+                for j in range(nplayers):
+                    ret[i, j] += w.reward[j]
+                path[i, plen] = c
+                plen += 1
+                node = c
+            for k in range(plen):
+                c = path[i, k]
+                visits[i, c] += 1.0
+                value[i, c] += ret[i, mover[i, c]]
+        best = -1.0
+        besta = -1
+        for a in range(root_visits.shape[1]):
+            root_visits[i, a] = 0.0
+        c = first[i, 0]
+        while c >= 0:
+            root_visits[i, act[i, c]] = visits[i, c]
+            if visits[i, c] > best:
+                best = visits[i, c]
+                besta = act[i, c]
+            c = sib[i, c]
+        out[i] = besta
