@@ -49,10 +49,11 @@ def test_final_observation_can_be_taken_from_a_chosen_seat():
     b = trafficenvs.make_vec("traffic_jam", num_envs=1, num_players=2)
     out_a = play_to_the_end(a, a.reset(seed=4))
     out_b = play_to_the_end(b, b.reset(seed=4), final_seat=np.array([0]))
-    # the joy block starts at 4K: seat-relative (me first), so the two views swap it
-    k = a.game.num_kinds
-    mover = out_a.final_observation[0, 4 * k:4 * k + 4]
-    seat0 = out_b.final_observation[0, 4 * k:4 * k + 4]
+    # joy and victory-pile size per seat, seat-relative (me first): the two views swap
+    lay = a.game.obs_layout
+    at = [lay.at("seats", j, part) for j in (0, 1) for part in ("joy", "cards")]
+    mover = out_a.final_observation[0, at]
+    seat0 = out_b.final_observation[0, at]
     assert mover.tolist() == [seat0[2], seat0[3], seat0[0], seat0[1]]
 
 
