@@ -123,6 +123,8 @@ class SearchPolicy:
         if recs.dtype != g.record_dtype or mask.shape != (b, g.num_actions) or seats.shape != (b,):
             raise ValueError(f"{self.name}: records ({b},) of {g.name}, action_mask "
                              f"({b}, {g.num_actions}) and current_player ({b},) expected")
+        if b and (seats.min() < 0 or seats.max() >= g.num_players):
+            raise ValueError(f"{self.name}: current_player must be seats 0..{g.num_players - 1}")
         if b == 0:
             return np.zeros(0, np.int64)
         if self._states is None or self._states.shape[0] < b:

@@ -33,6 +33,15 @@ from trafficenvs.core.verbs import (
 
 
 @njit(cache=True, inline="never")
+def _play(w, cfg, a, nplayers, ret):
+    """Play action ``a`` in ``w`` (counting the move) and add its rewards into ``ret``."""
+    k_step(w, cfg, a)
+    w.moves += 1
+    for j in range(nplayers):
+        ret[j] += w.reward[j]
+
+
+@njit(cache=True, inline="never")
 def _rollout(w, cfg, nplayers, depth, mask, state, ret):
     """Random play from ``w`` for at most ``depth`` moves; adds each seat's rewards
     and, if the game has not ended, its heuristic value into ``ret``."""
@@ -43,10 +52,7 @@ def _rollout(w, cfg, nplayers, depth, mask, state, ret):
         a = _pick_legal(mask, rng_next(state))
         if a < 0:
             return
-        k_step(w, cfg, a)
-        w.moves += 1
-        for j in range(nplayers):
-            ret[j] += w.reward[j]
+        _play(w, cfg, a, nplayers, ret)
     if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
         for j in range(nplayers):
             ret[j] += k_evaluate(w, cfg, j)
@@ -79,10 +85,7 @@ def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, re
                 k_determinize(w, cfg[0], seat, mix64(base + np.uint64(k)))
                 for j in range(nplayers):
                     ret[i, j] = 0.0
-                k_step(w, cfg[0], a)
-                w.moves += 1
-                for j in range(nplayers):
-                    ret[i, j] += w.reward[j]
+                _play(w, cfg[0], a, nplayers, ret[i])
                 _rollout(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i])
                 total += ret[i, seat]
             values[i, a] = total / n
@@ -187,18 +190,12 @@ def ismcts(recs, cfg, seats, sims, c_uct, depth, nplayers, states, work, wmask, 
                     first[i, c] = -1
                     sib[i, c] = first[i, node]
                     first[i, node] = c
-                    k_step(w, cfg[0], a)
-                    w.moves += 1
-                    for j in range(nplayers):
-                        ret[i, j] += w.reward[j]
+                    _play(w, cfg[0], a, nplayers, ret[i])
                     path[i, plen] = c
                     plen += 1
                     _rollout(w, cfg[0], nplayers, depth, m, states[i], ret[i])
                     break
-                k_step(w, cfg[0], act[i, c])
-                w.moves += 1
-                for j in range(nplayers):
-                    ret[i, j] += w.reward[j]
+                _play(w, cfg[0], act[i, c], nplayers, ret[i])
                 path[i, plen] = c
                 plen += 1
                 node = c
