@@ -26,7 +26,7 @@ def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_p
     assert summary["env_steps"] >= 2 * summary["learner_steps"] - 16  # 2 seats move
     assert [h["timesteps"] for h in summary["history"]] == [512, 1024]
     assert set(summary["final_win_share"]) == {"random", "greedy"}
-    assert "win share vs random" in capsys.readouterr().out
+    assert "win share (40 games each) vs random" in capsys.readouterr().out
     # the checkpoint plays in the arena, and can seed a further run
     assert main(["arena", "traffic_jam", "--players", "2", "--games", "40",
                  "--agents", f"random,ppo:{out}"]) == 0
@@ -59,3 +59,33 @@ def test_every_game_trains_against_its_greedy_player_and_keeps_the_callers_threa
     assert summary["config"]["env_threads"] == 1
     assert set(summary["final_win_share"]) == {"random", "greedy"}
     assert summary["learner_steps"] >= 256
+
+
+def test_train_without_out_writes_under_runs_and_rounds_to_whole_rollouts(
+        tmp_path, monkeypatch, capsys):
+    """A new user's run never overwrites the shipped models: without --out it goes to a
+    new directory under runs/. The step count it reports is the one it runs (whole
+    rollouts), the evaluation lines name their real game count, a search agent can be
+    an opponent and an evaluation opponent, and the learning curve is saved as CSV."""
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    assert main([
+        "train", "traffic_jam", "--players", "2", "--timesteps", "300", "--num-envs", "8",
+        "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
+        "--opponents", "greedy,flatmc:n=2,rollout=greedy", "--eval-every", "256",
+        "--eval-games", "12", "--eval-against", "random,flatmc:n=2",
+        "--checkpoint-every", "0", "--no-progress",
+    ]) == 0
+    text = capsys.readouterr().out
+    assert "training 512 learner steps: 300 rounded up" in text
+    assert "(12 games each)" in text
+    runs = list((tmp_path / "runs").glob("traffic_jam_2p_seed0_*/model.zip"))
+    assert len(runs) == 1 and not (tmp_path / "agents").exists()
+    summary = json.loads(runs[0].with_suffix(".json").read_text())
+    assert summary["learner_steps"] == 512
+    assert set(summary["final_win_share"]) == {"random", "flatmc:n=2"}
+    with open(runs[0].with_suffix(".curve.csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in rows] == [256, 512]
+    assert {"win_share_vs_random", "win_share_vs_flatmc:n=2"} <= set(rows[0])

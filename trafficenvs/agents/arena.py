@@ -11,6 +11,10 @@ cut by the move limit 1/N, from the C2 result) with a 95% normal confidence
 interval, mean reward, mean score (the game's own count, e.g. joy points), mean
 game length (moves) and an openskill rating; plus the head-to-head matrix (share
 of the games in which the row agent finished above the column agent, ties half).
+The cost of each agent is timed too: milliseconds per decision (an agent's batched
+calls' wall time over the decisions it made in them; the batch is the games waiting
+for it, so it is the cost in this arena's batching, on this machine's threads), and
+for search agents the simulations per second from their own ``report()``.
 """
 
 from __future__ import annotations
@@ -75,6 +79,10 @@ class AgentStats:
     mean_score: float
     mean_length: float
     rating: dict[str, float]
+    #: decisions made, ms per decision (batched), and for search agents simulations/s
+    decisions: int = 0
+    ms_per_decision: float = float("nan")
+    simulations_per_s: float | None = None
 
 
 @dataclass
@@ -112,14 +120,17 @@ class ArenaResult:
             f"(seats rotated, seed {self.seed}), {self.seconds:.1f} s; mean game length "
             f"{self.mean_length:.1f} moves; {self.truncated} cut by the move limit",
             "",
-            "| agent | win share | 95% CI | mean reward | mean score | rating (mu, sigma) |",
-            "| --- | ---: | :---: | ---: | ---: | :---: |",
+            "| agent | win share | 95% CI | mean reward | mean score | rating (mu, sigma) "
+            "| ms / decision | simulations / s |",
+            "| --- | ---: | :---: | ---: | ---: | :---: | ---: | ---: |",
         ]
         for a in sorted(self.agents, key=lambda s: -s.win_share):
+            sims = "-" if a.simulations_per_s is None else f"{a.simulations_per_s:,.0f}"
             lines.append(
                 f"| {a.name} | {a.win_share:.3f} | [{a.win_ci[0]:.3f}, {a.win_ci[1]:.3f}] | "
                 f"{a.mean_reward:+.3f} | {a.mean_score:.2f} | "
-                f"{a.rating['mu']:.1f}, {a.rating['sigma']:.2f} |"
+                f"{a.rating['mu']:.1f}, {a.rating['sigma']:.2f} | "
+                f"{a.ms_per_decision:.3f} | {sims} |"
             )
         names = [a.name for a in self.agents]
         if len(names) > 1:
@@ -149,6 +160,12 @@ class ArenaResult:
             with open(path, "w") as f:
                 f.write(text + "\n")
         return text
+
+
+def _simulations(agent: Policy) -> int | None:
+    """The rollouts a search agent has played so far (None for other agents)."""
+    n = getattr(agent, "simulations", None)
+    return int(n) if n is not None else None
 
 
 def run_arena(
@@ -188,6 +205,9 @@ def run_arena(
     # the g-th game overall (row i's k-th game is number i + k*b) takes line-up g % L
     lineup_of = lineups[rows % len(lineups)].copy()
     ret = np.zeros((b, num_players), np.float64)
+    act_s = np.zeros(len(agents))
+    act_n = np.zeros(len(agents), np.int64)
+    sims0 = [_simulations(a) for a in agents]
     res_lineup, res_ret, res_score, res_len, res_trunc, res_rec = [], [], [], [], [], []
     active = quota > 0
     while active.any():
@@ -198,8 +218,11 @@ def run_arena(
             if len(sel):
                 extra = ({"records": venv.records[sel]} if getattr(agent, "needs_records", False)
                          else {})
+                t_act = time.perf_counter()
                 actions[sel] = agent.act(out.observation[sel], out.action_mask[sel],
                                          out.current_player[sel], **extra)
+                act_s[a] += time.perf_counter() - t_act
+                act_n[a] += len(sel)
         out = venv.step(actions, active=active)
         ret += out.rewards
         ended = np.flatnonzero((out.terminated | out.truncated) & active)
@@ -232,6 +255,10 @@ def run_arena(
             mean_score=float(sc[g_idx, s_idx].mean()) if len(g_idx) else float("nan"),
             mean_length=float(ln[g_idx].mean()) if len(g_idx) else float("nan"),
             rating=ratings[name],
+            decisions=int(act_n[a]),
+            ms_per_decision=1000 * act_s[a] / max(act_n[a], 1),
+            simulations_per_s=(None if sims0[a] is None
+                               else (_simulations(agents[a]) - sims0[a]) / max(act_s[a], 1e-9)),
         ))
     h2h: dict[str, dict[str, dict[str, float]]] = {}
     for a, b_ in itertools.permutations(range(len(names)), 2):

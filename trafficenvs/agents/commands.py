@@ -17,7 +17,8 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timesteps", type=int, default=d.timesteps,
                    help="learner decisions to train for")
     p.add_argument("--opponents", default=d.opponents,
-                   help="comma list of random, greedy, self, ppo:PATH (equal shares of games)")
+                   help="comma list of random, greedy, self, ppo:PATH, flatmc[:...], "
+                        "mcts[:...] (equal shares of games)")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--num-envs", type=int, default=d.num_envs, help="games played at once")
     p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per game")
@@ -29,11 +30,16 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
                    help="steps between frozen self-play opponents")
     p.add_argument("--eval-every", type=int, default=d.eval_every,
-                   help="steps between evaluations against random and greedy (0: none)")
-    p.add_argument("--eval-games", type=int, default=d.eval_games)
+                   help="steps between evaluations (0: none)")
+    p.add_argument("--eval-games", type=int, default=d.eval_games,
+                   help="games per evaluation arena")
+    p.add_argument("--eval-against", default=d.eval_against,
+                   help="agents the learner is evaluated against (comma list; a search "
+                        "agent's options follow it)")
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
-    p.add_argument("--out", default="", help="checkpoint path "
-                   "(default agents/checkpoints/<game>_<players>p.zip)")
+    p.add_argument("--out", default="", help="checkpoint path (default "
+                   "runs/<game>_<players>p_seed<seed>_<time>/model.zip; the shipped "
+                   "models in agents/checkpoints/ are only written when named here)")
     p.add_argument("--tensorboard", default=None, metavar="DIR",
                    help="write TensorBoard logs here (if tensorboard is installed)")
     p.add_argument("--shaping", action="store_true",
@@ -56,7 +62,8 @@ def run_train(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, n_epochs=args.n_epochs, learning_rate=args.lr,
         ent_coef=args.ent_coef, net=tuple(int(x) for x in args.net.split(",")),
         snapshot_every=args.snapshot_every, eval_every=args.eval_every,
-        eval_games=args.eval_games, checkpoint_every=args.checkpoint_every, out=args.out,
+        eval_games=args.eval_games, eval_against=args.eval_against,
+        checkpoint_every=args.checkpoint_every, out=args.out,
         tensorboard=args.tensorboard, shaping=args.shaping, torch_threads=args.threads,
         env_threads=args.env_threads,
         progress=not args.no_progress, init=args.init,
@@ -66,11 +73,27 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def split_agent_specs(text: str) -> list[str]:
+    """``"mcts:sims=400,c=2,greedy"`` -> ``["mcts:sims=400,c=2", "greedy"]``: a piece
+    ``key=value`` with no ``:`` is another option of the agent before it."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def add_arena_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="e.g. traffic_jam")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--agents", default="random,greedy",
-                   help="comma list of random, greedy, ppo:PATH, ppo-sample:PATH")
+                   help="comma list of random, greedy, ppo:PATH, ppo-sample:PATH, "
+                        "flatmc[:n=64,...], mcts[:sims=400,...] (a search agent's options "
+                        "follow it: 'mcts:sims=400,rollout=greedy,greedy')")
     p.add_argument("--games", type=int, default=4000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--num-envs", type=int, default=None, help="games played at once")
@@ -84,7 +107,7 @@ def run_arena_cmd(args: argparse.Namespace) -> int:
 
     name = game_name(args.game)
     game = make_game(name, num_players=args.players)
-    specs = [s for s in args.agents.split(",") if s.strip()]
+    specs = split_agent_specs(args.agents)
     agents = make_agents(specs, game, seed=args.seed)
     res = run_arena(name, agents, args.players, args.games, seed=args.seed,
                     num_envs=args.num_envs)

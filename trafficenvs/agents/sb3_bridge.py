@@ -192,9 +192,11 @@ class SelfPlayVecEnv(VecEnv):
             ids = self.opponent[rows]
             for pid in np.unique(ids):
                 sel = rows[ids == pid]
-                actions[sel] = self.pool.policies[pid].act(
-                    b.observation[sel], b.action_mask[sel], b.current_player[sel]
-                )
+                pol = self.pool.policies[pid]
+                extra = ({"records": self.venv.records[sel]}
+                         if getattr(pol, "needs_records", False) else {})
+                actions[sel] = pol.act(b.observation[sel], b.action_mask[sel],
+                                       b.current_player[sel], **extra)
             out = self.venv.step(actions, active=need, final_seat=self.learner_seat)
             self._collect(out, need)
 

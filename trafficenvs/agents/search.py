@@ -9,7 +9,15 @@ search sees what that seat sees and nothing else. The kernels are in
 ``search_kernels.py``.
 
 Spelled on the command line as ``flatmc:n=64,depth=200`` or
-``mcts:sims=400,c=1.4,depth=100,seed=3``.
+``mcts:sims=400,c=1.4,depth=100,seed=3,rollout=greedy``. ``rollout=random`` (the
+default) plays uniformly random legal moves after the tree; ``rollout=greedy`` plays
+the game's rule-based player for every seat (on the determinized copy, so it too sees
+nothing hidden), slower per move but far closer to real play; ``depth`` cuts a
+rollout off, and the game's ``evaluate`` verb values the position where it stopped.
+``top=K`` searches only a shortlist at the root: the ``K`` moves whose position one
+move later ``evaluate`` likes best, plus the rollout player's own move (``top=0``, the
+default: every legal move). ``turns=T`` also ends a rollout when the deciding seat's
+``T``-th next turn begins, so every estimate is made at the same point of the round.
 """
 
 from __future__ import annotations
@@ -21,12 +29,30 @@ import numpy as np
 
 from trafficenvs.core.driver import rng_states
 from trafficenvs.core.game import Game
+from trafficenvs.core.verbs import EVAL_SCRATCH, register_greedy
+
+
+def _rollout_player(game: Game, name: str) -> Any:
+    """The game's rule-based player, its ``greedy`` verb registered for the rollouts."""
+    from trafficenvs.core.spec import get_spec
+
+    cls = get_spec(game.name).greedy_class() if game.name else None
+    kernel = getattr(cls, "rollout_kernel", None)
+    if kernel is None:
+        raise ValueError(f"{name}: {game.name} has no rule-based player that can play "
+                         "rollouts; use rollout=random")
+    register_greedy(game.record_dtype, kernel)
+    return cls(game)
 
 #: per kind: option -> (type, default)
 OPTIONS: dict[str, dict[str, tuple[type, Any]]] = {
-    "flatmc": {"n": (int, 64), "depth": (int, 200), "seed": (int, 0)},
-    "mcts": {"sims": (int, 400), "c": (float, 1.4), "depth": (int, 100), "seed": (int, 0)},
+    "flatmc": {"n": (int, 64), "depth": (int, 200), "rollout": (str, "random"),
+               "top": (int, 0), "turns": (int, 0), "seed": (int, 0)},
+    "mcts": {"sims": (int, 400), "c": (float, 1.4), "depth": (int, 100),
+             "rollout": (str, "random"), "top": (int, 0), "turns": (int, 0),
+             "seed": (int, 0)},
 }
+ROLLOUTS = ("random", "greedy")
 
 
 def parse_search_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -45,9 +71,20 @@ def parse_search_spec(spec: str) -> tuple[str, dict[str, Any]]:
             opts[key] = typ(val)
         except ValueError:
             raise ValueError(f"{kind}: {key} must be {typ.__name__}, got {val!r}") from None
-    for key in ("n", "sims", "depth"):
+    for key in ("n", "sims"):
         if key in opts and opts[key] < 1:
             raise ValueError(f"{kind}: {key} must be at least 1, got {opts[key]}")
+    if opts["turns"] < 0:
+        raise ValueError(f"{kind}: turns must be at least 0 (0: cut by depth only), got "
+                         f"{opts['turns']}")
+    if opts["top"] < 0:
+        raise ValueError(f"{kind}: top must be at least 0 (0: every legal move), got "
+                         f"{opts['top']}")
+    if opts["depth"] < 0:
+        raise ValueError(f"{kind}: depth must be at least 0, got {opts['depth']}")
+    if opts["rollout"] not in ROLLOUTS:
+        raise ValueError(f"{kind}: rollout must be one of {', '.join(ROLLOUTS)}, got "
+                         f"{opts['rollout']!r}")
     if opts.get("c", 1.0) < 0:
         raise ValueError(f"{kind}: c must be non-negative, got {opts['c']}")
     return kind, opts
@@ -74,13 +111,16 @@ class SearchPolicy:
         self.name = name or spec
         self.seed = int(self.options["seed"])
         self._states: np.ndarray | None = None
-        self._scratch: dict[str, np.ndarray] = {}
+        self._scratch: dict[str, Any] = {}
+        self._rollout_player = None
+        if self.options["rollout"] == "greedy":
+            self._rollout_player = _rollout_player(game, self.name)
         #: decisions made, their total wall time and rollouts (for the arena's report)
         self.decisions = 0
         self.seconds = 0.0
         self.simulations = 0
 
-    def _buffers(self, b: int) -> dict[str, np.ndarray]:
+    def _buffers(self, b: int) -> dict[str, Any]:
         s = self._scratch
         if s.get("b") is not None and s["b"].shape[0] >= b:
             return s
@@ -92,6 +132,9 @@ class SearchPolicy:
         s["wmask"] = np.zeros((b, g.num_actions), np.bool_)
         s["ret"] = np.zeros((b, n), np.float64)
         s["values"] = np.zeros((b, g.num_actions), np.float64)
+        s["evs"] = np.zeros((b, EVAL_SCRATCH), np.float64)
+        s["keep"] = np.zeros((b, g.num_actions), np.bool_)
+        s["gs"] = () if self._rollout_player is None else self._rollout_player.rollout_scratch(b)
         if self.kind == "mcts":
             m = self.options["sims"] + 1
             for key in ("parent", "first", "sib", "act", "path"):
@@ -137,14 +180,16 @@ class SearchPolicy:
         if self.kind == "flatmc":
             K.flat_mc(recs, cfg, seats, mask, o["n"], o["depth"], g.num_players,
                       self._states[:b], s["work"][:b], s["wmask"][:b], s["ret"][:b], out,
-                      s["values"][:b])
-            self.simulations += int(mask.sum()) * o["n"]
+                      s["values"][:b], s["gs"], s["evs"][:b], o["top"], s["keep"][:b],
+                      o["turns"])
+            self.simulations += int(s["keep"][:b].sum()) * o["n"]
         else:
-            K.ismcts(recs, cfg, seats, o["sims"], o["c"], o["depth"], g.num_players,
+            K.ismcts(recs, cfg, seats, mask, o["sims"], o["c"], o["depth"], g.num_players,
                      self._states[:b], s["work"][:b], s["wmask"][:b], s["ret"][:b],
                      s["parent"][:b], s["first"][:b], s["sib"][:b], s["act"][:b],
                      s["mover"][:b], s["visits"][:b], s["value"][:b], s["avail"][:b],
-                     s["path"][:b], out, s["values"][:b])
+                     s["path"][:b], out, s["values"][:b], s["gs"], s["evs"][:b], o["top"],
+                     s["keep"][:b], o["turns"])
             self.simulations += b * o["sims"]
         self.seconds += time.perf_counter() - t0
         self.decisions += b

@@ -3,9 +3,10 @@
 Both work on copies of a game's record, never on the record itself, and every copy is
 first **determinized** for the deciding seat (``k_determinize``: everything that seat
 cannot observe is redrawn), so a search sees only what its seat sees. A rollout plays
-uniformly random legal moves until the game ends or ``depth`` moves have been
-played, then adds the game's heuristic value (``k_evaluate``, in the scale of the final
-result) for positions that did not end. A rollout's value for a seat is the sum of its
+uniformly random legal moves (or, with a rule-based player's scratch ``gs``, that
+player's moves for every seat: ``k_greedy``) until the game ends or ``depth`` moves
+have been played, then adds the game's heuristic value (``k_evaluate``, in the scale
+of the final result) for positions that did not end. A rollout's value for a seat is the sum of its
 rewards along the way (the zero-sum result at the end, C2) plus that estimate.
 
 Every row of a batch is one decision with its own scratch records, masks and tree, so
@@ -25,6 +26,7 @@ from trafficenvs.core.verbs import (
     k_current_player,
     k_determinize,
     k_evaluate,
+    k_greedy,
     k_is_over,
     k_is_truncated,
     k_legal_mask,
@@ -42,40 +44,115 @@ def _play(w, cfg, a, nplayers, ret):
 
 
 @njit(cache=True, inline="never")
-def _rollout(w, cfg, nplayers, depth, mask, state, ret):
-    """Random play from ``w`` for at most ``depth`` moves; adds each seat's rewards
-    and, if the game has not ended, its heuristic value into ``ret``."""
+def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns):
+    """Play from ``w`` for at most ``depth`` moves (the rule-based player's moves if
+    ``gs`` holds its scratch, else random ones); adds each seat's rewards and, if the
+    game has not ended, its heuristic value into ``ret`` (``evs``: its scratch).
+
+    With ``turns`` > 0 the rollout also stops when ``seat``'s ``turns``-th next turn
+    begins (``seat`` to move after another seat moved): the estimate then always sees
+    the position at the same point of the round. Cut off at a move count instead, one
+    rollout ends in the middle of ``seat``'s turn and another in an opponent's,
+    and a race estimate favours whoever is moving, so the moves compared would be
+    judged at different points of the turn order."""
+    away = False
+    seen = 0
     for _ in range(depth):
         if k_is_over(w, cfg) or k_is_truncated(w, cfg):
             return
+        if turns > 0:
+            p = k_current_player(w, cfg)
+            if p != seat:
+                away = True
+            elif away:
+                away = False
+                seen += 1
+                if seen >= turns:
+                    break
         k_legal_mask(w, cfg, mask)
-        a = _pick_legal(mask, rng_next(state))
+        a = k_greedy(w, cfg, mask, gs, i)
+        if a < 0 or not mask[a]:
+            a = _pick_legal(mask, rng_next(state))
         if a < 0:
             return
         _play(w, cfg, a, nplayers, ret)
     if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
+        k_evaluate(w, cfg, ret, evs)
+
+
+@njit(cache=True, inline="never")
+def _shortlist(recs, cfg, i, seat, mask, top, nplayers, key, work, wmask, ret, gs, evs,
+               score, keep):
+    """``keep[a]``: the ``top`` legal actions whose position one move later (the move's
+    rewards plus ``evaluate``, on one determinization) is best for ``seat``, and the
+    rule-based player's own move when ``gs`` holds it; all legal actions if ``top`` is
+    0 or at least their number. Returns how many are kept.
+
+    A search over a hundred legal moves spends its budget thinly; this keeps it on the
+    moves that look best at a glance (and on the move the rollout player would make,
+    so the search can only do better than the rollout player by its own measure)."""
+    n_legal = 0
+    for a in range(mask.shape[0]):
+        keep[a] = mask[a]
+        n_legal += mask[a]
+    if top <= 0 or top >= n_legal:
+        return n_legal
+    for a in range(mask.shape[0]):
+        score[a] = -np.inf
+        if not mask[a]:
+            continue
+        work[i] = recs[i]
+        w = work[i]
+        k_determinize(w, cfg, seat, key)
         for j in range(nplayers):
-            ret[j] += k_evaluate(w, cfg, j)
+            ret[j] = 0.0
+        _play(w, cfg, a, nplayers, ret)
+        if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
+            k_evaluate(w, cfg, ret, evs)
+        score[a] = ret[seat]
+        keep[a] = False
+    kept = 0
+    for _ in range(top):
+        b = -1
+        for a in range(mask.shape[0]):
+            if mask[a] and not keep[a] and (b < 0 or score[a] > score[b]):
+                b = a
+        keep[b] = True
+        kept += 1
+    work[i] = recs[i]
+    w = work[i]
+    k_determinize(w, cfg, seat, key)
+    k_legal_mask(w, cfg, wmask)
+    g = k_greedy(w, cfg, wmask, gs, i)
+    if g >= 0 and mask[g] and not keep[g]:
+        keep[g] = True
+        kept += 1
+    return kept
 
 
 @njit(cache=True, parallel=True)
 def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, ret, out,
-            values):
+            values, gs, evs, top, keep, turns):
     """For each row: ``n`` rollouts per legal action from determinized copies; the
-    action with the best mean value for ``seats[i]`` goes to ``out[i]``.
+    action with the best mean value for ``seats[i]`` goes to ``out[i]``. With
+    ``top`` > 0 only the shortlist of :func:`_shortlist` is rolled out (``keep``:
+    its (B, A) scratch; the others' values are NaN).
 
     Common random numbers: the k-th rollout of every action starts from the same
     determinization (key ``k`` of the row's draw), so actions are compared on the
     same hidden cards and dice. ``values[i, a]`` gets each action's mean (NaN if
-    illegal). Scratch: ``work`` (B,) records, ``wmask`` (B, A), ``ret`` (B, N).
+    illegal). Scratch: ``work`` (B,) records, ``wmask`` (B, A), ``ret`` (B, N),
+    ``evs`` (B, EVAL_SCRATCH); ``gs`` the rollout player's (``()``: random moves).
     """
     for i in prange(recs.shape[0]):
         seat = seats[i]
         base = rng_next(states[i])
         best = -np.inf
         besta = -1
+        _shortlist(recs, cfg[0], i, seat, masks[i], top, nplayers, mix64(base), work,
+                   wmask[i], ret[i], gs, evs[i], values[i], keep[i])
         for a in range(masks.shape[1]):
-            if not masks[i, a]:
+            if not keep[i, a]:
                 values[i, a] = np.nan
                 continue
             total = 0.0
@@ -86,7 +163,8 @@ def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, re
                 for j in range(nplayers):
                     ret[i, j] = 0.0
                 _play(w, cfg[0], a, nplayers, ret[i])
-                _rollout(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i])
+                _rollout(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i], gs, i,
+                         evs[i], seat, turns)
                 total += ret[i, seat]
             values[i, a] = total / n
             if total > best:
@@ -144,8 +222,9 @@ def _untried(first, sib, act, node, mask, bits):
 
 
 @njit(cache=True, parallel=True)
-def ismcts(recs, cfg, seats, sims, c_uct, depth, nplayers, states, work, wmask, ret,
-           parent, first, sib, act, mover, visits, value, avail, path, out, root_visits):
+def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, wmask, ret,
+           parent, first, sib, act, mover, visits, value, avail, path, out, root_visits,
+           gs, evs, top, keep, turns):
     """Single-observer information-set MCTS (Cowling et al.), one tree per row.
 
     Each simulation determinizes a fresh copy for ``seats[i]``, descends the tree by
@@ -161,6 +240,8 @@ def ismcts(recs, cfg, seats, sims, c_uct, depth, nplayers, states, work, wmask, 
         base = rng_next(states[i])
         first[i, 0] = -1
         n_nodes = 1
+        _shortlist(recs, cfg[0], i, seat, masks[i], top, nplayers, mix64(base), work,
+                   wmask[i], ret[i], gs, evs[i], root_visits[i], keep[i])
         for s in range(sims):
             work[i] = recs[i]
             w = work[i]
@@ -174,6 +255,9 @@ def ismcts(recs, cfg, seats, sims, c_uct, depth, nplayers, states, work, wmask, 
                 if k_is_over(w, cfg[0]) or k_is_truncated(w, cfg[0]):
                     break
                 k_legal_mask(w, cfg[0], m)
+                if node == 0:  # the root: only the shortlist (all legal moves if top=0)
+                    for a in range(m.shape[0]):
+                        m[a] = m[a] and keep[i, a]
                 p = k_current_player(w, cfg[0])
                 c = _select(first[i], sib[i], act[i], visits[i], value[i], avail[i], node, m,
                             c_uct)
@@ -193,7 +277,8 @@ def ismcts(recs, cfg, seats, sims, c_uct, depth, nplayers, states, work, wmask, 
                     _play(w, cfg[0], a, nplayers, ret[i])
                     path[i, plen] = c
                     plen += 1
-                    _rollout(w, cfg[0], nplayers, depth, m, states[i], ret[i])
+                    _rollout(w, cfg[0], nplayers, depth, m, states[i], ret[i], gs, i,
+                             evs[i], seat, turns)
                     break
                 _play(w, cfg[0], act[i, c], nplayers, ret[i])
                 path[i, plen] = c

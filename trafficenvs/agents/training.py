@@ -4,10 +4,15 @@ The learner plays one seat of every game in a :class:`SelfPlayVecEnv`; the other
 seats are played by opponents drawn per game from a pool: ``random``, ``greedy``,
 fixed checkpoints (``ppo:PATH``) and ``self`` (frozen copies of the learner, a new
 one every ``snapshot_every`` steps, the oldest replaced beyond ``max_snapshots``).
-Each group gets an equal share of the games. Every ``eval_every`` steps the
-learner (argmax moves) plays an arena against random and greedy; the win shares go
-to the console, TensorBoard (``eval/win_share_vs_*``) and ``<out>.eval.json``.
-Checkpoints are written every ``checkpoint_every`` steps next to ``out``.
+Search agents (``flatmc:...``, ``mcts:...``) can be opponents too. Each group gets
+an equal share of the games. Every ``eval_every`` steps the learner (argmax moves)
+plays an arena of ``eval_games`` games against each of ``eval_against`` (default
+random and greedy); the win shares go to the console, TensorBoard
+(``eval/win_share_vs_*``), the run's JSON summary (``<out>.json``, "history") and the
+learning curve ``<out>.curve.csv`` (rewritten after every evaluation, so a run that
+is stopped keeps its curve). Checkpoints are written every ``checkpoint_every``
+steps next to ``out``; without ``out`` a run writes under ``runs/``, never over the
+shipped models in ``agents/checkpoints/``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ class TrainConfig:
     max_snapshots: int = 8
     eval_every: int = 200_000
     eval_games: int = 1000
+    #: agents to evaluate against (comma list as on the command line; "" for random and,
+    #: if the game has one, greedy)
+    eval_against: str = ""
     checkpoint_every: int = 500_000
     out: str = ""
     tensorboard: str | None = None
@@ -74,6 +82,25 @@ def _evaluate(model: Any, cfg: TrainConfig, against: list[str], seed: int) -> di
         out[other.name] = res.stats("learner").win_share
     model.policy.set_training_mode(False)
     return out
+
+
+def default_out(game: str, players: int, seed: int) -> Path:
+    """Where a run without ``--out`` writes: a new directory under ``runs/``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"{game}_{players}p_seed{seed}_{stamp}" / "model.zip"
+
+
+def write_curve(path: Path, history: list[dict[str, Any]]) -> None:
+    """The learning curve so far as CSV (one row per evaluation)."""
+    import csv
+
+    keys: list[str] = []
+    for row in history:
+        keys += [k for k in row if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(history)
 
 
 def train(cfg: TrainConfig) -> dict[str, Any]:
@@ -106,14 +133,16 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     # argument checks of torch distributions cost ~10% of training time here
     th.distributions.Distribution.set_default_validate_args(False)
     name = game_name(cfg.game)
-    out = Path(cfg.out or f"agents/checkpoints/{name}_{cfg.players}p.zip")
+    out = Path(cfg.out or default_out(name, cfg.players, cfg.seed))
     out.parent.mkdir(parents=True, exist_ok=True)
     options = dict(cfg.options)
     if cfg.shaping:
         options["shaping"] = True
     game = make_game(name, num_players=cfg.players, **options)
 
-    groups = [g.strip() for g in cfg.opponents.split(",") if g.strip()]
+    from trafficenvs.agents.commands import split_agent_specs
+
+    groups = split_agent_specs(cfg.opponents)
     if not groups:
         raise ValueError("--opponents needs at least one of random, greedy, self, ppo:PATH")
     pool = OpponentPool(max_per_group=cfg.max_snapshots, seed=cfg.seed)
@@ -145,7 +174,15 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     if "self" in groups:
         pool.add(PPOPolicy.frozen(model, "self@0"), group="self")
 
-    eval_against = ["random"] + (["greedy"] if has_greedy(name) else [])
+    from trafficenvs.agents.commands import split_agent_specs
+
+    eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
+                    else ["random"] + (["greedy"] if has_greedy(name) else []))
+    batch = cfg.n_steps * cfg.num_envs
+    total = -(-cfg.timesteps // batch) * batch  # SB3 runs whole rollouts of n_steps
+    if total != cfg.timesteps:
+        print(f"training {total} learner steps: {cfg.timesteps} rounded up to whole "
+              f"rollouts of {cfg.n_steps} steps x {cfg.num_envs} games", flush=True)
     history: list[dict[str, Any]] = []
     t0 = time.perf_counter()
 
@@ -177,12 +214,14 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
             row = {"timesteps": n, "env_steps": env.env_steps, "seconds": round(wall, 1),
                    **{f"win_share_vs_{k}": round(v, 4) for k, v in shares.items()}}
             history.append(row)
+            write_curve(out.with_suffix(".curve.csv"), history)
             for k, v in shares.items():
                 self.logger.record(f"eval/win_share_vs_{k}", v)
             msg = ", ".join(f"vs {k} {v:.3f}" for k, v in shares.items())
-            print(f"[{n:>9} steps, {wall:7.1f} s] win share {msg}", flush=True)
+            print(f"[{n:>9} steps, {wall:7.1f} s] win share ({cfg.eval_games} games each) "
+                  f"{msg}", flush=True)
 
-    model.learn(cfg.timesteps, callback=Hooks(), progress_bar=cfg.progress,
+    model.learn(total, callback=Hooks(), progress_bar=cfg.progress,
                 tb_log_name=f"{name}_{cfg.players}p")
     wall = time.perf_counter() - t0
     model.save(out)
@@ -203,7 +242,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         f"done: {model.num_timesteps} learner steps ({env.env_steps} env steps) in {wall:.0f} s "
         f"= {env.env_steps / wall:.0f} env steps/s; saved {out}"
     )
-    print("final win share (1000 games): "
+    print(f"final win share ({cfg.eval_games} games each): "
           + ", ".join(f"vs {k} {v:.3f}" for k, v in final.items()))
     return summary
 

@@ -24,6 +24,10 @@ class GreedyPlayer(ABC):
 
     #: the ``Game.name`` this player plays
     game_name: str = ""
+    #: the player as the ``greedy`` verb (``core/verbs.py``), for search agents'
+    #: rollouts: an ``@njit`` ``(rec, cfg, mask, gs, i) -> action``, with
+    #: :meth:`rollout_scratch` making ``gs``; None if the player has none
+    rollout_kernel = None
 
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
         if game.name != self.game_name:
@@ -49,6 +53,10 @@ class GreedyPlayer(ABC):
         if len(out):
             self._act(obs, mask, out)
         return out
+
+    def rollout_scratch(self, b: int) -> tuple[np.ndarray, ...]:
+        """The ``gs`` scratch tuple of :attr:`rollout_kernel` for ``b`` rows."""
+        raise NotImplementedError(f"{type(self).__name__} plays no rollouts")
 
     @abstractmethod
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:

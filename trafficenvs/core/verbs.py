@@ -37,9 +37,19 @@ The contract (``rec`` is one record, ``cfg`` the game's configuration record):
     chance (dice) keeps the default, which rekeys the generator; a game with hidden
     cards redraws them consistently with what the seat has seen. Search agents
     (``agents/search.py``) only ever look at determinized copies.
-``evaluate(rec, cfg, seat) -> float`` (optional; default: 0.0)
-    A heuristic value of the position for ``seat`` in [-1, 1] (the scale of the final
-    result), for search that cuts its rollouts off before the end.
+``evaluate(rec, cfg, ret, scratch)`` (optional; default: adds nothing)
+    Add to ``ret[j]`` a heuristic value of the position for every seat ``j``, in the
+    scale of the final result (C2: a lone winner +1, a loser -1/(n-1)), for search
+    that cuts its rollouts off before the end. ``scratch`` is a float64 row of
+    :data:`EVAL_SCRATCH` entries the caller owns (no allocation per call).
+``greedy(rec, cfg, mask, gs, i) -> int`` (optional; default: -1)
+    The game's rule-based player's move in ``rec`` for the seat to move, whose legal
+    mask is ``mask``; ``gs`` is the player's scratch (a tuple of arrays made by the
+    greedy class's ``rollout_scratch(B)``) and ``i`` the row of it to use. Search
+    agents play their rollouts with it (``rollout=greedy``). -1 means "no greedy
+    player": the caller picks a random legal move. Registered by
+    :func:`register_greedy` (the greedy modules import the kernels, so they cannot be
+    registered with them).
 
 Every record dtype also has the common fields ``rng_key``, ``rng_ctr`` (uint64),
 ``moves`` (int32, maintained by the drivers) and ``reward`` (float32 per seat).
@@ -51,12 +61,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 VERBS = ("init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over")
-OPTIONAL_VERBS = ("is_truncated", "determinize", "evaluate")
+OPTIONAL_VERBS = ("is_truncated", "determinize", "evaluate", "greedy")
+#: float64 entries of the scratch row ``evaluate`` gets
+EVAL_SCRATCH = 256
 COMMON_FIELDS = ("rng_key", "rng_ctr", "moves", "reward")
 
 _KERNELS: dict[np.dtype, dict[str, Callable]] = {}
@@ -76,7 +88,17 @@ def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
         raise ValueError(f"record dtype lacks the common fields {absent}")
     _KERNELS[np.dtype(record_dtype)] = {"is_truncated": never_truncated,
                                         "determinize": redraw_generator,
-                                        "evaluate": no_estimate, **kernels}
+                                        "evaluate": no_estimate, "greedy": no_greedy,
+                                        **kernels}
+
+
+def register_greedy(record_dtype: np.dtype, fn: Callable) -> None:
+    """Register the ``greedy`` verb of the game whose records are ``record_dtype``
+    (after its kernels: see the module docstring)."""
+    try:
+        _KERNELS[np.dtype(record_dtype)]["greedy"] = fn
+    except KeyError:
+        raise TypeError(f"no game kernels registered for record dtype {record_dtype}") from None
 
 
 def register_module(kernels: Any) -> None:
@@ -124,6 +146,7 @@ k_is_over = _python_verb("k_is_over")
 k_is_truncated = _python_verb("k_is_truncated")
 k_determinize = _python_verb("k_determinize")
 k_evaluate = _python_verb("k_evaluate")
+k_greedy = _python_verb("k_greedy")
 
 
 @njit(cache=True)
@@ -141,9 +164,14 @@ def redraw_generator(rec, cfg, seat, key):
 
 
 @njit(cache=True)
-def no_estimate(rec, cfg, seat):
+def no_estimate(rec, cfg, ret, scratch):
     """The default ``evaluate``: no opinion (0, a draw) before the end."""
-    return 0.0
+
+
+@njit(cache=True)
+def no_greedy(rec, cfg, mask, gs, i):
+    """The default ``greedy``: none (the caller plays a random legal move)."""
+    return -1
 
 
 # The overload implementations are not cached themselves (they are compiled into
@@ -203,6 +231,15 @@ def _ov_determinize(rec, cfg, seat, key):
 
 
 @overload(k_evaluate)
-def _ov_evaluate(rec, cfg, seat):
+def _ov_evaluate(rec, cfg, ret, scratch):
     fn = _kernel(rec, "evaluate")
-    return lambda rec, cfg, seat: fn(rec, cfg, seat)
+    return lambda rec, cfg, ret, scratch: fn(rec, cfg, ret, scratch)
+
+
+@overload(k_greedy)
+def _ov_greedy(rec, cfg, mask, gs, i):
+    # an empty scratch tuple asks for random rollouts: the game's player is not compiled
+    if isinstance(gs, types.BaseTuple) and len(gs) == 0:
+        return lambda rec, cfg, mask, gs, i: -1
+    fn = _kernel(rec, "greedy")
+    return lambda rec, cfg, mask, gs, i: fn(rec, cfg, mask, gs, i)

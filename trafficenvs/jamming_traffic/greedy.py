@@ -83,7 +83,7 @@ from trafficenvs.jamming_traffic.greedy_position import (
     state_words,
     v0_stop_view,
 )
-from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, step
+from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, current_player, observe, step
 from trafficenvs.jamming_traffic.layout import MOVE as MOVE_PHASE
 from trafficenvs.jamming_traffic.layout import OVER as OVER_PHASE
 from trafficenvs.jamming_traffic.layout import PLACE as PLACE_PHASE
@@ -260,6 +260,18 @@ def greedy_batch(obs, mask, cfg_arr, N, recs, raw, scratch, out, stop_as_v0):
                          scratch[i], stop_as_v0)
 
 
+@njit(cache=True)
+def rollout_move(rec, cfg, mask, gs, i):
+    """The ``greedy`` verb: this player's move for the seat to move in ``rec`` (a search's
+    determinized copy), through that seat's observation like every other decision;
+    ``gs``: :meth:`JammingTrafficGreedy.rollout_scratch`, row ``i``."""
+    recs, raw, sc, ob = gs
+    observe(rec, cfg, current_player(rec, cfg), ob[i])
+    k = 3 * i
+    return _decide(ob[i], mask, cfg, cfg.num_players, recs[k], recs[k + 1], recs[k + 2],
+                   raw[k], raw[k + 1], raw[k + 2], sc[i], False)
+
+
 class JammingTrafficGreedy(GreedyPlayer):
     """The rule-based Jamming Traffic player (strategy in the module docstring).
 
@@ -279,6 +291,7 @@ class JammingTrafficGreedy(GreedyPlayer):
     """
 
     game_name = "jamming_traffic"
+    rollout_kernel = staticmethod(rollout_move)
 
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy",
                  stop_as_v0: bool = True):
@@ -301,6 +314,17 @@ class JammingTrafficGreedy(GreedyPlayer):
         recs = np.zeros(obs.shape[0], RECORD_DTYPE)
         rebuild_batch(obs, self.cfg, self.num_players, recs)
         return recs
+
+    def rollout_scratch(self, b: int) -> tuple[np.ndarray, ...]:
+        """Scratch for :func:`rollout_move` in ``b`` rows (search agents' rollouts):
+        three look-ahead records per row, their state words, the estimate's scratch
+        (with this player's weights) and an observation row. It sees v1 as it is
+        (``stop_as_v0`` is for the digests of the arena player only)."""
+        recs = np.zeros(3 * b, RECORD_DTYPE)
+        raw = recs.view(np.uint64).reshape(3 * b, RECORD_DTYPE.itemsize // 8)[:, :self._words]
+        sc = np.zeros(b, SCRATCH_DTYPE)
+        sc["w"][:, : len(self.weights)] = self.weights
+        return recs, raw, sc, np.zeros((b, self.game.obs_dim), self.game.obs_dtype)
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         B = obs.shape[0]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trafficenvs.jamming_traffic.kernels import needed_towns, rb_exit
+from trafficenvs.jamming_traffic.geometry import rb_exit
+from trafficenvs.jamming_traffic.queues import needed_towns
 
 BIG = 1e6
 WIN = 1e9

@@ -13,6 +13,7 @@ table names each ruling's function) are in modules named after what they hold:
   loops);
 - ``legality.py``: ``is_legal`` and the masks (C3);
 - ``observe.py``: a seat's observation (C4) and its derived features;
+- ``evaluate.py``: the race estimate search agents cut their rollouts off with;
 - ``views.py``: no-copy views (a 2-D queue array as 1-D, a mask as bytes, flags as
   words) for the hot loops;
 - ``turns.py``: set-up, dice, placements, moves and the turn's end; ``init``, ``step``.
@@ -23,6 +24,7 @@ importable from here.
 
 from __future__ import annotations
 
+from trafficenvs.jamming_traffic.evaluate import evaluate
 from trafficenvs.jamming_traffic.geometry import can_enter, can_leave, pushed_exit, rb_exit
 from trafficenvs.jamming_traffic.jam_check import (
     dead_end_possible,
@@ -70,7 +72,7 @@ from trafficenvs.jamming_traffic.turns import move as _move  # the tests' refere
 __all__ = [
     # the verbs
     "init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over",
-    "is_truncated", "RECORD_DTYPE",
+    "is_truncated", "evaluate", "RECORD_DTYPE",
     # data
     "CFG_DTYPE", "MAX_PLAYERS", "MAX_TOWNS", "MAX_ROADS", "MAX_DEGREE", "MAX_MOVES",
     "MAX_FACES", "QLEN", "ROUNDABOUT", "ONE_WAY", "SETUP", "PLACE", "MOVE", "STOP", "OVER",

@@ -11,10 +11,13 @@ same array structure directly, for the cases the kernels need, all C-contiguous:
   flags tested at once).
 
 The views share the data (and its owner) of the array given; nothing is copied.
+Under ``NUMBA_DISABLE_JIT=1`` they are the same numpy views.
 """
 
 from __future__ import annotations
 
+import numba
+import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.core.imputils import impl_ret_borrowed
@@ -83,3 +86,15 @@ def as_words(typingctx, arr):
                      words, 8)
 
     return sig, codegen
+
+
+if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the same views in plain numpy
+
+    def flat(arr):  # noqa: F811
+        return arr.reshape(-1)
+
+    def as_bytes(arr):  # noqa: F811
+        return arr.view(np.uint8)
+
+    def as_words(arr):  # noqa: F811
+        return arr[: len(arr) // 8 * 8].view(np.uint64)

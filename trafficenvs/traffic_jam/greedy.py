@@ -37,6 +37,7 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.traffic_jam.kernels import current_player, observe
 from trafficenvs.traffic_jam.layout import (
     BALLOON,
     BUS,
@@ -157,44 +158,63 @@ def _unseen_odds(ob, N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand
                 q_type[t, ty] /= unseen_total
 
 
-@njit(cache=True, parallel=True)
-def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, off, out):
-    """The greedy action of every row (one compiled loop over the batch); ``off`` holds
-    the offsets it reads, by layout name (:func:`read_offsets`)."""
-    B = obs.shape[0]
-    for i in prange(B):
-        o_hand, o_first, stride, o_unseen = off[0], off[1], off[2], off[3]
-        o_stage, a_pair = off[4], off[5]
-        hand = np.zeros(K, np.float64)
-        cnt = np.zeros(K, np.float64)
-        lam_unit = np.zeros(3, np.float64)
-        q_type = np.zeros((3, 8), np.float64)
-        _unseen_odds(obs[i], N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand, cnt,
-                     lam_unit, q_type)
-        stage = 1 if obs[i, o_stage + 1] > 0.5 else 0
-        if stage == 1:
-            m = 2 * (N - 1)
-            _, a = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
-                              mask[i], True, a_pair)
-            out[i] = a
+@njit(cache=True)
+def decide(ob, mrow, N, K, ktime, ktype, kcond, kjoy, off, hand, cnt, lam_unit, q_type):
+    """The greedy action for one observation row (``hand``, ``cnt`` (K,), ``lam_unit``
+    (3,), ``q_type`` (3, 8): float64 scratch, overwritten)."""
+    o_hand, o_first, stride, o_unseen = off[0], off[1], off[2], off[3]
+    o_stage, a_pair = off[4], off[5]
+    for t in range(3):
+        lam_unit[t] = 0.0
+        for ty in range(8):
+            q_type[t, ty] = 0.0
+    _unseen_odds(ob, N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand, cnt,
+                 lam_unit, q_type)
+    stage = 1 if ob[o_stage + 1] > 0.5 else 0
+    if stage == 1:
+        m = 2 * (N - 1)
+        _, a = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
+                          mrow, True, a_pair)
+        return a
+    m = 3 * (N - 1)
+    best = -1e9
+    best_a = -1
+    for c in range(K):
+        if not mrow[c]:
             continue
-        m = 3 * (N - 1)
-        best = -1e9
-        best_a = -1
-        for c in range(K):
-            if not mask[i, c]:
-                continue
-            hand[c] -= 1
-            cnt[c] += 1
-            v, _ = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
-                              mask[i], False, a_pair)
-            cnt[c] -= 1
-            hand[c] += 1
-            v -= 0.001 * kjoy[c]
-            if v > best:
-                best = v
-                best_a = c
-        out[i] = best_a
+        hand[c] -= 1
+        cnt[c] += 1
+        v, _ = _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type,
+                          mrow, False, a_pair)
+        cnt[c] -= 1
+        hand[c] += 1
+        v -= 0.001 * kjoy[c]
+        if v > best:
+            best = v
+            best_a = c
+    return best_a
+
+
+@njit(cache=True, parallel=True)
+def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, off, hand, cnt, lam_unit, q_type,
+                 out):
+    """The greedy action of every row (one compiled loop over the batch); ``off`` holds
+    the offsets it reads, by layout name (:func:`read_offsets`); the scratch arrays have
+    one row per batch row."""
+    for i in prange(obs.shape[0]):
+        out[i] = decide(obs[i], mask[i], N, K, ktime, ktype, kcond, kjoy, off, hand[i],
+                        cnt[i], lam_unit[i], q_type[i])
+
+
+@njit(cache=True)
+def rollout_move(rec, cfg, mask, gs, i):
+    """The ``greedy`` verb: this player's move for the seat to move in ``rec`` (a search's
+    determinized copy), through that seat's observation; ``gs``:
+    :meth:`TrafficJamGreedy.rollout_scratch`, row ``i``."""
+    ob, hand, cnt, lam_unit, q_type, ktime, ktype, kcond, kjoy, off = gs
+    observe(rec, cfg, current_player(rec, cfg), ob[i])
+    return decide(ob[i], mask, cfg.num_players, ktime.shape[0], ktime, ktype, kcond, kjoy, off,
+                  hand[i], cnt[i], lam_unit[i], q_type[i])
 
 
 def read_offsets(game: Game) -> np.ndarray:
@@ -211,6 +231,7 @@ class TrafficJamGreedy(GreedyPlayer):
     """The rule-based Traffic Jam player (strategy in the module docstring)."""
 
     game_name = "traffic_jam"
+    rollout_kernel = staticmethod(rollout_move)
 
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
         super().__init__(game, seed, name)
@@ -222,6 +243,17 @@ class TrafficJamGreedy(GreedyPlayer):
         self.kjoy = np.array([c.joy for c in kinds], np.float64)
         self.off = read_offsets(game)
 
+    def _scratch(self, b: int) -> tuple[np.ndarray, ...]:
+        return (np.zeros((b, self.K)), np.zeros((b, self.K)), np.zeros((b, 3)),
+                np.zeros((b, 3, 8)))
+
+    def rollout_scratch(self, b: int) -> tuple[np.ndarray, ...]:
+        """Scratch for :func:`rollout_move` in ``b`` rows (search agents' rollouts): an
+        observation row, the card-counting arrays and this player's card tables."""
+        ob = np.zeros((b, self.game.obs_dim), self.game.obs_dtype)
+        return (ob, *self._scratch(b), self.ktime, self.ktype, self.kcond, self.kjoy,
+                self.off)
+
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_batch(obs, mask, self.num_players, self.K, self.ktime, self.ktype, self.kcond,
-                     self.kjoy, self.off, out)
+                     self.kjoy, self.off, *self._scratch(obs.shape[0]), out)
