@@ -72,3 +72,26 @@ def test_trafficenvs_bench_command_is_the_benchmark(capsys):
     with pytest.raises(SystemExit):
         cli_main(["bench", "--help"])
     assert "--quick" in capsys.readouterr().out
+
+
+def test_the_search_tables_in_the_docs_are_the_committed_results():
+    """README and rules pages show benchmarks/results/search.json as it is (rewritten by
+    ``python -m benchmarks.search --docs``); a 2-player entry's greedy share is the rest."""
+    import json
+    from pathlib import Path
+
+    from benchmarks.search import END, START, greedy_share, markdown
+
+    root = Path(__file__).resolve().parent.parent
+    rows = json.loads((root / "benchmarks/results/search.json").read_text())
+    for r in rows:
+        assert r["ci"][0] <= r["win_share"] <= r["ci"][1]
+        if r["players"] == 2:
+            assert abs(greedy_share(r) - (1 - r["win_share"])) < 1e-9
+    pages = {"README.md": rows}
+    for game in {r["game"] for r in rows}:
+        pages[f"docs/rules/{game}.md"] = [r for r in rows if r["game"] == game]
+    for page, sel in pages.items():
+        text = (root / page).read_text()
+        block = text.split(START, 1)[1].split(END, 1)[0].strip()
+        assert block == markdown(sel), f"{page}: run python -m benchmarks.search --docs"

@@ -231,3 +231,19 @@ def test_jamming_estimate_rises_with_a_town_visited():
     b = _jamming_estimates(twin, game)[changed]
     assert np.all(b[:, 0] > a[:, 0])
     assert np.all(b[:, 1:] < a[:, 1:])
+
+
+def test_the_arena_reports_what_each_agent_costs():
+    """Per agent: the decisions it made and its milliseconds per decision; for a search
+    agent also its simulations per second (from its own count of rollouts)."""
+    from trafficenvs.agents.arena import run_arena
+    from trafficenvs.agents.zoo import make_agents
+
+    game = trafficenvs.make_game("traffic_jam", num_players=2)
+    agents = make_agents(["flatmc:n=2", "random"], game, seed=0)
+    res = run_arena("traffic_jam", agents, 2, games=10, seed=0, num_envs=5)
+    search, rnd = res.stats("flatmc:n=2"), res.stats("random")
+    assert search.decisions + rnd.decisions == int(res.games_data["length"].sum())
+    assert search.decisions > 0 and search.ms_per_decision > 0
+    assert search.simulations_per_s > 0 and rnd.simulations_per_s is None
+    assert "| ms / decision | simulations / s |" in res.table()

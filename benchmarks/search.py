@@ -1,0 +1,143 @@
+"""The search agents against the greedy players: the tables of issue 14.
+
+Each entry is one arena of a search agent against the game's greedy player (seats
+rotated; at 3 and 4 players every mix of the two agents over the seats), seed 1, on
+one numba thread (the arena's batch of games is the search's batch of decisions)::
+
+    python -m benchmarks.search                       # every entry of TABLE
+    python -m benchmarks.search --only traffic_jam    # one game's entries
+    python -m benchmarks.search --games 200           # a quicker, noisier run
+
+Results merge into ``benchmarks/results/search.json`` (keyed by game, players and
+agent), with the win share and its 95% interval, milliseconds per decision,
+simulations per second, games per second and the machine; ``--docs`` rewrites the
+tables between ``<!-- search:start -->`` and ``<!-- search:end -->`` in the README
+(every entry) and each game's rules page (its entries) from the JSON, and
+``notebooks/02_strategies.ipynb`` reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = RESULTS.parent.parent
+START, END = "<!-- search:start -->", "<!-- search:end -->"
+
+#: (game, players, search agent, games): the settings each game's page reports
+TABLE: list[tuple[str, int, str, int]] = [
+    ("traffic_jam", 2, "flatmc:n=32,rollout=greedy", 1000),
+    ("traffic_jam", 2, "flatmc:n=256", 1000),
+    ("traffic_jam", 3, "flatmc:n=32,rollout=greedy", 600),
+    ("traffic_jam", 4, "flatmc:n=32,rollout=greedy", 600),
+    ("jamming_traffic", 2, "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6", 1000),
+    ("jakarta_traffic", 2, "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6", 1000),
+]
+
+
+def run_entry(game: str, players: int, spec: str, games: int) -> dict[str, Any]:
+    """One arena of ``spec`` against greedy; its figures."""
+    import trafficenvs
+    from trafficenvs.agents.arena import run_arena
+    from trafficenvs.agents.zoo import make_agents
+
+    g = trafficenvs.make_game(game, num_players=players)
+    agents = make_agents([spec, "greedy"], g, seed=0)
+    run_arena(game, agents, players, games=2, seed=99, num_envs=2)  # compile first
+    for a in agents:
+        if hasattr(a, "simulations"):
+            a.simulations, a.seconds, a.decisions = 0, 0.0, 0
+    t0 = time.perf_counter()
+    res = run_arena(game, agents, players, games=games, seed=1, num_envs=min(games, 100))
+    wall = time.perf_counter() - t0
+    s = res.stats(agents[0].name)
+    return {"game": game, "players": players, "agent": spec, "opponent": "greedy",
+            "games": res.games, "win_share": round(s.win_share, 4),
+            "ci": [round(s.win_ci[0], 4), round(s.win_ci[1], 4)],
+            "share_if_even": round(s.seats_played / (res.games * players), 4),
+            "ms_per_decision": round(s.ms_per_decision, 3),
+            "simulations_per_s": round(s.simulations_per_s or 0.0, 1),
+            "games_per_s": round(res.games / wall, 2), "seconds": round(wall, 1),
+            "mean_length": round(res.mean_length, 1),
+            "date": time.strftime("%Y-%m-%d"), "machine": platform.processor() or
+            platform.machine(), "cpus": os.cpu_count()}
+
+
+def greedy_share(r: dict[str, Any]) -> float:
+    """The greedy seats' win share in entry ``r`` (every game's shares sum to 1)."""
+    n, g = r["players"], r["games"]
+    seats = r["share_if_even"] * g * n  # the search agent's seats
+    return (g - r["win_share"] * seats) / (g * n - seats)
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The entries as a markdown table (win shares per seat played; 1/N is even)."""
+    lines = ["| game | players | search agent | games | win share of the search agent "
+             "| 95% CI | greedy's | ms / decision | simulations / s | games / s |",
+             "| --- | ---: | --- | ---: | ---: | :---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        lines.append(f"| {r['game']} | {r['players']} | `{r['agent']}` | {r['games']} | "
+                     f"{r['win_share']:.3f} | [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
+                     f"{greedy_share(r):.3f} | "
+                     f"{r['ms_per_decision']:.1f} | {r['simulations_per_s']:,.0f} | "
+                     f"{r['games_per_s']:.1f} |")
+    return "\n".join(lines)
+
+
+def write_docs(rows: list[dict[str, Any]]) -> list[Path]:
+    """Rewrite the marked tables of the README and the rules pages; the files changed."""
+    changed = []
+    pages = [(ROOT / "README.md", rows)]
+    for game in sorted({r["game"] for r in rows}):
+        pages.append((ROOT / "docs" / "rules" / f"{game}.md",
+                      [r for r in rows if r["game"] == game]))
+    for path, sel in pages:
+        text = path.read_text()
+        if START not in text or END not in text:
+            continue
+        head, rest = text.split(START, 1)
+        _, tail = rest.split(END, 1)
+        new = f"{head}{START}\n{markdown(sel)}\n{END}{tail}"
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", nargs="*", default=None, help="games to run")
+    p.add_argument("--games", type=int, default=None, help="games per entry (default: TABLE's)")
+    p.add_argument("--docs", action="store_true",
+                   help="only rewrite the README's and rules pages' tables from the JSON")
+    args = p.parse_args(argv)
+    if args.docs:
+        rows = json.loads((RESULTS / "search.json").read_text())
+        for path in write_docs(rows):
+            print(f"rewrote {path.relative_to(ROOT)}")
+        return 0
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    path = RESULTS / "search.json"
+    rows = json.loads(path.read_text()) if path.exists() else []
+    order = {(g, n, a): k for k, (g, n, a, _) in enumerate(TABLE)}
+    for game, players, spec, games in TABLE:
+        if args.only and game not in args.only:
+            continue
+        row = run_entry(game, players, spec, args.games or games)
+        print(markdown([row]).splitlines()[-1], flush=True)
+        rows = [r for r in rows if (r["game"], r["players"], r["agent"]) !=
+                (game, players, spec)] + [row]
+        rows.sort(key=lambda r: order.get((r["game"], r["players"], r["agent"]), len(order)))
+        path.write_text(json.dumps(rows, indent=2) + "\n")
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
