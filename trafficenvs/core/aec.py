@@ -54,15 +54,16 @@ class TrafficAECEnv(AECEnv):
             )
         self.metadata = dict(self.metadata, name=game.env_id())
         self.render_mode = render_mode
+        if render_seat is not None:
+            render_seat = driver.check_int(render_seat, "render_seat", 0, game.num_players - 1)
         self.render_seat = render_seat
         if max_cycles is None:
             max_cycles = game.default_max_cycles
-        if max_cycles <= 0:
-            raise ValueError(f"max_cycles must be positive, got {max_cycles}")
-        self.max_cycles = int(max_cycles)
+        self.max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
         self.max_moves = self.max_cycles * game.num_players
         game = game.with_horizon(self.max_moves)
         self.game = game
+        driver.note_game(game)
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -78,7 +79,8 @@ class TrafficAECEnv(AECEnv):
         self._recs = game.new_records(1)
         self._obs = np.zeros(game.obs_dim, game.obs_dtype)
         self._mask = np.zeros(game.num_actions, np.int8)
-        self._seeds = np.random.SeedSequence()
+        #: draws the seed of a ``reset()`` without one (see :meth:`reset`)
+        self.np_random: np.random.Generator | None = None
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -94,10 +96,20 @@ class TrafficAECEnv(AECEnv):
         return self._recs[0]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a game: with ``seed`` (0..2**64-1), the game of that seed.
+
+        Without ``seed``, the seed is drawn from ``np_random``, which the last
+        ``reset(seed=s)`` seeded with ``s``: a seeded reset and the unseeded ones after
+        it are reproducible (Gymnasium's rule). Before any seeded reset it draws from
+        OS entropy.
+        """
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        elif not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+            if self.np_random is None:
+                self.np_random = np.random.default_rng()
+            seed = int(self.np_random.integers(0, 2**63, dtype=np.uint64))
+        else:
+            seed = driver.check_int(seed, "seed", 0, 2**64 - 1)
+            self.np_random = np.random.default_rng(seed)
         driver.single_reset(self._recs, self.game.cfg, np.uint64(seed), self.game.num_players)
         self._start()
 
@@ -119,8 +131,15 @@ class TrafficAECEnv(AECEnv):
         elif cut or rec["moves"] >= self.max_moves:
             self.truncations = dict.fromkeys(self.agents, True)
 
+    def _seat(self, agent: str) -> int:
+        try:
+            return self._index[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"agent must be one of {self.possible_agents}, "
+                             f"got {agent!r}") from None
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._index[agent]
+        seat = self._seat(agent)
         driver.single_observe(self._recs, self.game.cfg, seat, self._obs, self._mask)
         return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
@@ -129,7 +148,11 @@ class TrafficAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or not driver.single_step(self._recs, self.game.cfg, int(action)):
+        a = -1 if action is None else self._action(action)
+        if action is not None and not 0 <= a < self.game.num_actions:
+            raise ValueError(f"illegal action {a} for {agent}: actions are "
+                             f"0..{self.game.num_actions - 1}")
+        if action is None or not driver.single_step(self._recs, self.game.cfg, a):
             raise ValueError(
                 f"illegal action {action!r} for {agent}; legal: "
                 f"{np.flatnonzero(self.observe(agent)['action_mask']).tolist()}"
@@ -152,8 +175,15 @@ class TrafficAECEnv(AECEnv):
         self._recs[:] = self.game.from_dict(state)
         self._start()
 
+    def _action(self, action: Any) -> int:
+        """An action as an int: ints, numpy ints and 0-d int arrays (not bools or floats)."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            return int(action)
+        return driver.check_int(action, "action")
+
     def action_name(self, action: int) -> str:
-        return self.game.action_name(self._recs[0], action)
+        a = driver.check_int(self._action(action), "action", 0, self.game.num_actions - 1)
+        return self.game.action_name(self._recs[0], a)
 
     # -- rendering -------------------------------------------------------------
     def render(self) -> Any:
@@ -173,8 +203,31 @@ class TrafficAECEnv(AECEnv):
         pass
 
 
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's wrapper, which caches the mover's mask when it is observed, and
+    forgets that cache (and an earlier illegal-move ending) when a state is loaded: a
+    move legal in the loaded position is accepted."""
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.env.load_state_dict(state)
+        self._prev_obs = None
+        self._prev_info = None
+        self._terminated = False
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's wrapper, for which loading a state counts as a reset (the env is
+    ready to step from the loaded position)."""
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.env.load_state_dict(state)
+        self._has_reset = True
+        self._has_updated = True
+
+
 def wrap(env: TrafficAECEnv) -> AECEnv:
-    """PettingZoo's usual wrappers for classic games (see the module docstring)."""
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    """PettingZoo's usual wrappers for classic games (see the module docstring), with
+    ``load_state_dict`` passed through them (each wrapper resets what it caches)."""
+    env = TerminateIllegalWrapper(env, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return OrderEnforcingWrapper(env)

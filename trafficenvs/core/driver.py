@@ -10,13 +10,27 @@ final observation (from the seat that just moved) goes to ``final_obs``, its
 rewards stay in ``rewards``, and the row starts its next game with the seed
 ``seeds[i] + seed_stride``. For a vectorised env made with ``reset(seed=s)`` and
 ``num_envs=B`` that is seed ``s + i + k*B`` for row i's k-th game.
+
+Checked and unchecked: the compiled loops trust their inputs (a row index or seat
+out of range reads and writes outside the arrays). The loops the adapters drive
+(``batch_reset``, ``batch_step``, ``count_illegal``, ``refresh_row``, the
+``single_*``) are called only after the adapters' own checks. The helpers meant for
+users and benchmarks (:func:`sample_legal`, :func:`play_random`,
+:func:`batch_observe`, :func:`rng_states`) are Python functions that check shapes,
+dtypes, ranges and contiguity first, raising ``TypeError``/``ValueError`` that name
+the argument, then call their compiled loop (``_sample_legal`` and so on).
 """
 
 from __future__ import annotations
 
+import weakref
+from typing import Any
+
+import numba
 import numpy as np
 from numba import njit, prange
 
+from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.rng import rng_next
 from trafficenvs.core.verbs import (
     k_current_player,
@@ -114,7 +128,7 @@ def batch_step(
 
 
 @njit(cache=True, parallel=True)
-def batch_observe(recs, cfg, seats, out):
+def _batch_observe(recs, cfg, seats, out):
     """``out[i]`` = game ``i`` seen from seat ``seats[i]`` (e.g. a learner mid-game)."""
     for i in prange(recs.shape[0]):
         k_observe(recs[i], cfg[0], seats[i], out[i])
@@ -170,6 +184,9 @@ def single_status(recs, cfg):
     return k_current_player(r, c), k_is_over(r, c), k_is_truncated(r, c)
 
 
+_NO_JIT = bool(numba.config.DISABLE_JIT)
+_BOOL = np.dtype(np.bool_)
+_I64 = np.dtype(np.int64)
 _ONES = np.uint64(0x0101010101010101)
 _FF = np.uint64(0xFF)
 _S56 = np.uint64(56)
@@ -223,7 +240,7 @@ def _pick_legal(mask_row, bits):
 
 
 @njit(cache=True, parallel=True)
-def sample_legal(mask, states, out):
+def _sample_legal(mask, states, out):
     """Uniform random legal action per row of ``mask`` (bool ``(B, A)``, C-contiguous).
 
     ``states`` is a ``(B,)`` array of RNG records (``rng_key``/``rng_ctr``), one per
@@ -235,7 +252,7 @@ def sample_legal(mask, states, out):
 
 
 @njit(cache=True, parallel=True)
-def play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
+def _play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
     """Kernel-only play: ``steps`` random legal moves per row, no observation written.
 
     The ceiling of the vectorised env; games auto-reset. ``mask`` is scratch space
@@ -260,11 +277,252 @@ def play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
 RNG_DTYPE = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64)])
 
 
+# -- argument checks: the compiled loops trust their inputs, so the public entries
+#    check them first (DESIGN: "every public entry checks shapes, dtypes and ranges
+#    before compiled code runs"). Errors name the argument, what was expected and what
+#    was given. The checks read only attributes (shape, dtype, flags) where they can:
+#    a pass over the data costs microseconds, which is a noticeable share of a small
+#    batch's step.
+
+
+def describe(x: Any) -> str:
+    """A short account of ``x`` for error messages: ``int64 array of shape (3,)``."""
+    if isinstance(x, np.ndarray):
+        flags = "" if x.flags.c_contiguous else " (not C-contiguous)"
+        return f"{x.dtype} array of shape {x.shape}{flags}"
+    text = repr(x)
+    return text if len(text) <= 60 else f"{type(x).__name__} {text[:57]}..."
+
+
+def check_int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` as an ``int`` in ``lo..hi`` (inclusive; either end may be open).
+
+    Python and numpy integers are accepted; ``bool``, floats and strings are not
+    (``TypeError``); a value out of range is a ``ValueError``.
+    """
+    rng = (f" in {lo}..{hi}" if lo is not None and hi is not None
+           else f" >= {lo}" if lo is not None else f" <= {hi}" if hi is not None else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int{rng}, got {describe(value)}")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an int{rng}, got {v}")
+    return v
+
+
+def as_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as an ndarray (no copy for one), or a ``TypeError`` naming ``name``."""
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array, got {describe(x)} ({err})") from None
+
+
+def check_ints(x: Any, name: str, shape: tuple[int, ...], lo: int, hi: int) -> np.ndarray:
+    """An integer array of ``shape`` with every value in ``lo..hi``, as C-contiguous int64."""
+    x = as_array(x, name)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an int array of shape {shape}, got {describe(x)}")
+    if x.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
+    if x.size:
+        low, high = x.min(), x.max()
+        if low < lo or high > hi:
+            bad = x.flat[int(np.argmax((x < lo) | (x > hi)))]
+            raise ValueError(f"{name} must be in {lo}..{hi}, got {bad}")
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+def check_bools(x: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A bool array of ``shape``, C-contiguous (a copy only if it was not)."""
+    x = as_array(x, name)
+    if x.dtype != np.bool_:
+        raise TypeError(f"{name} must be a bool array of shape {shape}, got {describe(x)}")
+    if x.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
+    return x if x.flags.c_contiguous else np.ascontiguousarray(x)
+
+
+def check_out(out: Any, name: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An output buffer: an ndarray of exactly ``shape`` and ``dtype``, writeable."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{name} must be a {np.dtype(dtype)} array of shape {shape}, "
+                        f"got {describe(out)}")
+    if out.dtype != dtype:
+        raise TypeError(f"{name} must be a {np.dtype(dtype)} array of shape {shape}, "
+                        f"got {describe(out)}")
+    if out.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {out.shape}")
+    if not out.flags.writeable:
+        raise ValueError(f"{name} must be writeable, got a read-only array")
+    return out
+
+
+# The sizes of the game configurations the adapters were made with, by the
+# configuration record (``game.cfg``): the helpers below take a bare ``cfg`` and look
+# up how wide a mask or observation row of that game must be. Entries die with their
+# configuration array.
+_SIZES: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
+
+
+def note_game(game: Any) -> None:
+    """Remember ``game``'s sizes for its configuration record (the adapters call this)."""
+    cfg = game.cfg
+    key = id(cfg)
+    _SIZES[key] = (weakref.ref(cfg, lambda _r, k=key: _SIZES.pop(k, None)), {
+        "num_players": game.num_players, "num_actions": game.num_actions,
+        "obs_dim": game.obs_dim, "obs_dtype": np.dtype(game.obs_dtype),
+        "record_dtype": np.dtype(game.record_dtype),
+    })
+
+
+def _sizes_of(cfg: np.ndarray) -> dict[str, Any] | None:
+    entry = _SIZES.get(id(cfg))
+    if entry is None or entry[0]() is not cfg:
+        return None
+    return entry[1]
+
+
+def check_game_arrays(fn: str, recs: Any, cfg: Any) -> dict[str, Any] | None:
+    """``recs`` a 1-D array of game records and ``cfg`` a 1-element configuration record
+    of the same game; the game's sizes if an env was made with this ``cfg``."""
+    from trafficenvs.core.verbs import _KERNELS
+
+    if not isinstance(recs, np.ndarray) or recs.ndim != 1 or recs.dtype not in _KERNELS:
+        raise TypeError(f"{fn}: recs must be a 1-D array of game records (env.records), "
+                        f"got {describe(recs)}")
+    if not isinstance(cfg, np.ndarray) or cfg.shape != (1,) or cfg.dtype.names is None:
+        raise TypeError(f"{fn}: cfg must be a game's 1-element configuration record "
+                        f"(env.game.cfg), got {describe(cfg)}")
+    if not recs.flags.writeable:
+        raise ValueError(f"{fn}: recs must be writeable")
+    sizes = _sizes_of(cfg)
+    if sizes is not None and sizes["record_dtype"] != recs.dtype:
+        raise TypeError(f"{fn}: recs are records of another game than cfg's")
+    return sizes
+
+
+def batch_observe(recs: np.ndarray, cfg: np.ndarray, seats: Any, out: np.ndarray) -> None:
+    """``out[i]`` = game ``i`` seen from seat ``seats[i]`` (e.g. a learner mid-game).
+
+    ``out`` is ``(B, obs_dim)`` of the game's observation dtype. Prefer
+    ``TrafficVecEnv.observe``, which checks against its own game; here the row width
+    and seat range are checked when an env was made with this ``cfg``.
+    """
+    sizes = check_game_arrays("batch_observe", recs, cfg)
+    b = recs.shape[0]
+    players = sizes["num_players"] if sizes else int(recs.dtype["reward"].shape[0] or 1)
+    seats = check_ints(seats, "batch_observe: seats", (b,), 0, players - 1)
+    if sizes is not None:
+        out = check_out(out, "batch_observe: out", (b, sizes["obs_dim"]), sizes["obs_dtype"])
+    else:
+        if not isinstance(out, np.ndarray) or out.ndim != 2 or out.shape[0] != b:
+            raise ValueError(f"batch_observe: out must be a 2-D array of {b} rows, "
+                             f"got {describe(out)}")
+        out = check_out(out, "batch_observe: out", out.shape, np.dtype(np.uint8))
+    if out.flags.c_contiguous:
+        _batch_observe(recs, cfg, seats, out)
+    else:  # a strided view: write a contiguous copy, then into the view
+        tmp = np.zeros(out.shape, out.dtype)
+        _batch_observe(recs, cfg, seats, tmp)
+        out[...] = tmp
+
+
+def _rng_records(states: Any, b: int, fn: str) -> np.ndarray:
+    if not isinstance(states, np.ndarray) or states.shape != (b,) or not (
+        states.dtype == RNG_DTYPE
+        or (states.dtype.names is not None
+            and all(f in states.dtype.names and states.dtype[f] == np.uint64
+                    for f in ("rng_key", "rng_ctr")))
+    ):
+        raise ValueError(f"{fn}: states must be {b} generator records (rng_states({b}, seed)), "
+                         f"got {describe(states)}")
+    if not states.flags.writeable:
+        raise ValueError(f"{fn}: states must be writeable (the generators advance)")
+    return states
+
+
+def sample_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Uniform random legal action per row of ``mask`` (bool ``(B, A)``).
+
+    ``states`` is a ``(B,)`` array of RNG records (``rng_key``/``rng_ctr``, as made by
+    :func:`rng_states`), one per row, so sampling is as reproducible as the games
+    themselves; ``out`` is an int64 (or int32) array of shape ``(B,)``, written in
+    place and returned. Rows with no legal action get -1.
+    """
+    # this runs once per step of a sampling loop: the usual arguments pass on a few
+    # attribute reads (dtype identity: numpy's built-in dtypes are singletons), and
+    # anything else goes through the full checks
+    try:
+        fast = (mask.dtype is _BOOL and states.dtype is RNG_DTYPE and out.dtype is _I64
+                and mask.ndim == 2 and states.ndim == 1 and out.ndim == 1
+                and mask.shape[0] == states.shape[0] == out.shape[0]
+                and mask.flags.c_contiguous and states.flags.writeable
+                and out.flags.writeable)
+    except AttributeError:
+        fast = False
+    if not fast:
+        mask, states = _check_sample_args(mask, states, out)
+    if _NO_JIT:
+        states = as_kernel_array(states)
+    _sample_legal(mask, states, out)
+    return out
+
+
+def _check_sample_args(mask: Any, states: Any, out: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sample_legal`'s arguments checked in full; ``mask`` made C-contiguous."""
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.ndim != 2:
+        raise TypeError(f"sample_legal: mask must be a bool array of shape (B, num_actions), "
+                        f"got {describe(mask)}")
+    b = mask.shape[0]
+    if not mask.flags.c_contiguous:  # rows are read 8 bytes at a time
+        mask = np.ascontiguousarray(mask)
+    states = _rng_records(states, b, "sample_legal")
+    if not isinstance(out, np.ndarray) or out.dtype not in (np.int64, np.int32):
+        raise TypeError(f"sample_legal: out must be an int64 array of shape ({b},), "
+                        f"got {describe(out)}")
+    check_out(out, "sample_legal: out", (b,), out.dtype)
+    return mask, states
+
+
+def play_random(recs: np.ndarray, cfg: np.ndarray, seeds: np.ndarray, seed_stride: Any,
+                nplayers: int, steps: int, mask: np.ndarray) -> int:
+    """Kernel-only play: ``steps`` random legal moves per row, no observation written.
+
+    The ceiling of the vectorised env; games auto-reset (row ``i`` restarts with seed
+    ``seeds[i] + seed_stride``). ``mask`` is scratch space: bool ``(B, num_actions)``,
+    C-contiguous. Returns the number of games finished.
+    """
+    sizes = check_game_arrays("play_random", recs, cfg)
+    b = recs.shape[0]
+    if not isinstance(seeds, np.ndarray) or seeds.dtype != np.uint64 or seeds.shape != (b,):
+        raise TypeError(f"play_random: seeds must be a uint64 array of shape ({b},), "
+                        f"got {describe(seeds)}")
+    if not seeds.flags.writeable:
+        raise ValueError("play_random: seeds must be writeable (restarts advance them)")
+    stride = check_int(seed_stride, "play_random: seed_stride", 0, 2**64 - 1)
+    top = sizes["num_players"] if sizes else int(recs.dtype["reward"].shape[0] or 1)
+    nplayers = check_int(nplayers, "play_random: nplayers", 1, top)
+    steps = check_int(steps, "play_random: steps", 0, 2**62)
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.ndim != 2:
+        raise TypeError(f"play_random: mask must be a bool array of shape ({b}, num_actions), "
+                        f"got {describe(mask)}")
+    width = sizes["num_actions"] if sizes else mask.shape[1]
+    mask = check_out(mask, "play_random: mask", (b, width), np.dtype(np.bool_))
+    if not mask.flags.c_contiguous:
+        raise ValueError("play_random: mask must be C-contiguous (scratch rows are read "
+                         "8 bytes at a time)")
+    return _play_random(recs, cfg, seeds, np.uint64(stride), nplayers, steps, mask)
+
+
 def rng_states(n: int, seed: int) -> np.ndarray:
     """``n`` independent generator records for :func:`sample_legal`, keyed from ``seed``."""
-    from trafficenvs.core.records import as_kernel_array
     from trafficenvs.core.rng import rng_seed_array
 
+    n = check_int(n, "rng_states: n", 0)
+    seed = check_int(seed, "rng_states: seed", 0, 2**64 - 1)
     st = as_kernel_array(np.zeros(n, RNG_DTYPE))
     rng_seed_array(st, np.uint64(seed))
     return st
@@ -274,5 +532,6 @@ __all__ = [
     "batch_reset", "batch_step", "count_illegal", "illegal_rows", "single_reset",
     "single_step", "single_observe", "single_status", "sample_legal", "play_random",
     "batch_observe", "refresh_row",
-    "rng_states",
+    "rng_states", "note_game", "check_int", "check_ints", "check_bools", "check_out",
+    "describe",
 ]

@@ -25,6 +25,8 @@ import numpy as np
 from trafficenvs.core import driver
 from trafficenvs.core.game import Game
 
+_I64 = np.dtype(np.int64)
+
 
 @dataclass
 class VecStep:
@@ -57,15 +59,11 @@ class TrafficVecEnv:
     """``num_envs`` games of one configuration, stepped by compiled batched drivers."""
 
     def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        num_envs = driver.check_int(num_envs, "num_envs", 1)
         if max_cycles is None:
             max_cycles = game.default_max_cycles
-        if max_cycles <= 0:
-            raise ValueError(f"max_cycles must be positive, got {max_cycles}")
-        self.num_envs = int(num_envs)
+        max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
+        self.num_envs = num_envs
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.observation_shape = (game.obs_dim,)
@@ -73,6 +71,7 @@ class TrafficVecEnv:
         self.max_moves = self.max_cycles * game.num_players
         game = game.with_horizon(self.max_moves)
         self.game = game
+        driver.note_game(game)
         n = self.num_envs
         self.records = game.new_records(n)
         self._seeds = np.zeros(n, np.uint64)
@@ -89,13 +88,26 @@ class TrafficVecEnv:
         self._all = np.ones(n, np.bool_)
         self._mover = np.full(n, -1, np.int64)
         self._ready = False
+        #: draws the seed of a ``reset()`` without one: seeded by the last
+        #: ``reset(seed=s)`` (so what follows it is reproducible, Gymnasium's rule),
+        #: from OS entropy before any
+        self.np_random: np.random.Generator | None = None
 
     def reset(self, seed: int | None = None) -> VecStep:
-        """Start every game; game ``i`` gets seed ``seed + i``."""
+        """Start every game; game ``i`` gets seed ``seed + i``.
+
+        Without ``seed``, the seed is drawn from ``np_random``, which the last
+        ``reset(seed=s)`` seeded with ``s``: a seeded reset and the unseeded ones after
+        it are reproducible (Gymnasium's rule). Before any seeded reset it draws from
+        OS entropy.
+        """
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-        elif not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+            if self.np_random is None:
+                self.np_random = np.random.default_rng()
+            seed = int(self.np_random.integers(0, 2**63, dtype=np.uint64))
+        else:
+            seed = driver.check_int(seed, "seed", 0, 2**64 - 1)
+            self.np_random = np.random.default_rng(seed)
         self._seeds[:] = np.uint64(seed) + np.arange(self.num_envs, dtype=np.uint64)
         b = self._buf
         driver.batch_reset(
@@ -125,23 +137,37 @@ class TrafficVecEnv:
         keep their state and rows, with zero rewards and no end flags, and their
         actions are ignored. ``final_seat`` (int per game, default -1 = the mover):
         whose view ``final_observation`` shows for a game that ends.
-        Raises ``ValueError`` (changing nothing) if an active game's action is illegal.
+        Raises ``ValueError`` (changing nothing) if an active game's action is illegal
+        or out of range, ``TypeError``/``ValueError`` for arrays of the wrong dtype or
+        shape, or a ``final_seat`` that is not a seat or -1.
         """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         n = self.num_envs
-        actions = np.asarray(actions)
-        if actions.shape != (n,) or actions.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions must be an int array of shape ({n},), got {actions.dtype} {actions.shape}"
-            )
-        actions = actions.astype(np.int64, copy=False)
-        active = self._all if active is None else self._per_game(active, np.bool_, "active")
+        # attribute checks only on the hot path (a pass over the data would cost a
+        # few percent of a small batch's step); the actions' range is settled by
+        # ``count_illegal``, whose ``is_legal`` is False for an action out of range
+        try:  # numpy's built-in dtypes are singletons: ``is`` is the cheap test
+            fast = (actions.dtype is _I64 and actions.shape == (n,)
+                    and actions.flags.c_contiguous)
+        except AttributeError:
+            fast = False
+        if not fast:
+            actions = self._actions(driver.as_array(actions, "actions"))
+        active = self._all if active is None else driver.check_bools(active, "active", (n,))
         final_seat = (self._mover if final_seat is None
-                      else self._per_game(final_seat, np.int64, "final_seat"))
+                      else driver.check_ints(final_seat, "final_seat", (n,), -1,
+                                             self.num_players - 1))
         cfg = self.game.cfg
         if driver.count_illegal(self.records, cfg, actions, active):
             bad = list(driver.illegal_rows(self.records, cfg, actions, active))
+            out = [i for i in bad if not 0 <= actions[i] < self.num_actions]
+            if out:
+                raise ValueError(
+                    f"actions must be in 0..{self.num_actions - 1} in active games, got "
+                    f"{actions[out[0]]} in game {out[0]}"
+                    f"{f' (and {len(out) - 1} more)' if len(out) > 1 else ''}"
+                )
             raise ValueError(f"illegal actions in games {bad[:10]}{'...' if len(bad) > 10 else ''}")
         b = self._buf
         driver.batch_step(
@@ -151,28 +177,49 @@ class TrafficVecEnv:
         )
         return b
 
-    def _per_game(self, x: np.ndarray, dtype: type, name: str) -> np.ndarray:
-        x = np.asarray(x)
-        if x.shape != (self.num_envs,):
-            raise ValueError(f"{name} must have shape ({self.num_envs},), got {x.shape}")
-        return np.ascontiguousarray(x, dtype=dtype)
+    def _actions(self, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as C-contiguous int64 of shape ``(num_envs,)``, or an error."""
+        n = self.num_envs
+        if actions.dtype.kind not in "iu":
+            raise TypeError(f"actions must be an int array of shape ({n},), "
+                            f"got {driver.describe(actions)}")
+        if actions.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},) (one per game), "
+                             f"got {actions.shape}")
+        return np.ascontiguousarray(actions, dtype=np.int64)
 
     def observe(self, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Every game's observation from seat ``seats[i]`` (e.g. a learner's own view)."""
-        seats = self._per_game(seats, np.int64, "seats")
-        if seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
-            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        """Every game's observation from seat ``seats[i]`` (e.g. a learner's own view).
+
+        ``out``: where to write, a writeable ``(num_envs, obs_dim)`` array of
+        ``game.obs_dtype`` (a strided view is written correctly, through a copy);
+        returned. By default a new array.
+        """
+        n = self.num_envs
+        seats = driver.check_ints(seats, "seats", (n,), 0, self.num_players - 1)
+        shape = (n, self.game.obs_dim)
         if out is None:
-            out = np.zeros((self.num_envs, self.game.obs_dim), self.game.obs_dtype)
-        driver.batch_observe(self.records, self.game.cfg, seats, out)
+            out = np.zeros(shape, self.game.obs_dtype)
+        else:
+            out = driver.check_out(out, "out", shape, self.game.obs_dtype)
+        if out.flags.c_contiguous:
+            driver._batch_observe(self.records, self.game.cfg, seats, out)  # noqa: SLF001
+        else:
+            tmp = np.zeros(shape, self.game.obs_dtype)
+            driver._batch_observe(self.records, self.game.cfg, seats, tmp)  # noqa: SLF001
+            out[...] = tmp
         return out
 
     # -- one game at a time, for people and tests ------------------------------
+    def _row(self, i: Any) -> int:
+        return driver.check_int(i, "i (the game's row)", 0, self.num_envs - 1)
+
     def state_dict(self, i: int) -> dict[str, Any]:
-        return self.game.to_dict(self.records[i])
+        return self.game.to_dict(self.records[self._row(i)])
 
     def load_state_dict(self, i: int, state: dict[str, Any]) -> None:
         """Replace game ``i`` by ``state``; refresh its row of the last result."""
+        i = self._row(i)
         self.records[i : i + 1] = self.game.from_dict(state)
         b = self._buf
         driver.refresh_row(self.records, self.game.cfg, i, b.observation, b.action_mask,
@@ -180,12 +227,17 @@ class TrafficVecEnv:
         self._ready = True
 
     def render(self, i: int = 0, mode: str = "ansi", seat: int | None = None) -> Any:
+        """Game ``i`` as text (``"ansi"``) or a picture (``"rgb_array"``); ``seat``
+        (default none) is whose hidden information may be shown."""
+        i = self._row(i)
+        if seat is not None:
+            seat = driver.check_int(seat, "seat", 0, self.num_players - 1)
+        if mode not in ("ansi", "rgb_array"):
+            raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
         rec = self.records[i]
         if mode == "ansi":
             return self.game.render_ansi(rec, seat)
-        if mode == "rgb_array":
-            return self.game.render_rgb(rec, seat)
-        raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
+        return self.game.render_rgb(rec, seat)
 
     def close(self) -> None:
         pass

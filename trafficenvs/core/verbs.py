@@ -16,7 +16,9 @@ The contract (``rec`` is one record, ``cfg`` the game's configuration record):
     every seat (absolute seat order) into ``rec.reward``; at the end of the game
     that includes the zero-sum result (C2).
 ``is_legal(rec, cfg, action) -> bool``
-    Whether ``action`` is legal for the player to move (False once the game is over).
+    Whether ``action`` is legal for the player to move (False once the game is over,
+    and False for any ``action`` outside ``0..num_actions - 1``: the vectorised env's
+    range check of the actions relies on it).
 ``legal_mask(rec, cfg, out)``
     Write the legal-action mask (bool/int8 row of ``num_actions``) of the player to move.
 ``observe(rec, cfg, seat, out)``
