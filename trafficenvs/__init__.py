@@ -3,7 +3,10 @@
 ``make`` gives a PettingZoo AEC env, ``make_vec`` the batched (vectorised) env,
 ``list_envs`` the ids. Importing the package loads every game declared in a
 ``trafficenvs/<game>/spec.py`` and registers it in PettingZoo's registry as
-``trafficenvs/<game>-v<version>``; ``register_game`` adds a game from elsewhere.
+``trafficenvs/<game>-v<version>``, and each game's single-learner view in Gymnasium's
+as ``trafficenvs/<Title>-v<version>`` (``gym_envs.py``: ``gymnasium.make(
+"trafficenvs/TrafficJam-v1", opponents="greedy")``); ``register_game`` adds a game
+from elsewhere.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from trafficenvs.registry import (  # noqa: E402
 )
 
 register_pettingzoo()
+
+from trafficenvs.gym_envs import register_gymnasium  # noqa: E402
+
+register_gymnasium()
 
 __version__ = "0.1.0"
 __all__ = ["make", "make_vec", "make_game", "list_envs", "VecStep", "GameSpec", "register_game",

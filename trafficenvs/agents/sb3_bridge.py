@@ -128,6 +128,10 @@ class SelfPlayVecEnv(VecEnv):
         g = self.game
         obs_space = g.observation_box()
         super().__init__(num_envs, obs_space, spaces.Discrete(g.num_actions))
+        #: Gymnasium ``VectorEnv`` names for the per-game spaces (SB3 calls them
+        #: ``observation_space`` / ``action_space``)
+        self.single_observation_space = obs_space
+        self.single_action_space = self.action_space
         n = num_envs
         self.num_players = g.num_players
         self.learner_seat = np.zeros(n, np.int64)
@@ -296,6 +300,9 @@ class SingleGameEnv(gymnasium.Env):
     An illegal action (one outside ``action_masks()``) loses: the episode ends with
     reward -1 and ``info["illegal_action"]``, as PettingZoo's classic games do, so
     generic gymnasium tools that ignore masks (``check_env``) can still drive it.
+    The legal actions are also in ``info["action_mask"]`` after every reset and step
+    (all False once the game has ended). Registered with Gymnasium as
+    ``trafficenvs/<Title>-v<version>`` (``trafficenvs/gym_envs.py``).
     """
 
     metadata = {"render_modes": []}
@@ -319,19 +326,25 @@ class SingleGameEnv(gymnasium.Env):
         else:
             obs = self._next_obs
         self._next_obs = None
-        return obs, {"learner_seat": int(self.vec.learner_seat[0])}
+        return obs, {"learner_seat": int(self.vec.learner_seat[0]),
+                     "action_mask": self.action_masks().copy()}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if not self.vec.action_masks()[0, int(action)]:
             self._next_obs = None  # the abandoned game is not continued
             obs = self.vec.venv.last.observation[0].copy()
-            return obs, -1.0, True, False, {"illegal_action": True}
+            return obs, -1.0, True, False, {
+                "illegal_action": True, "action_mask": np.zeros(self.action_space.n, np.bool_)}
         obs, rew, done, infos = self.vec.step(np.array([int(action)]))
         info = infos[0]
         if done[0]:
             self._next_obs = obs[0]
             trunc = info["TimeLimit.truncated"]
+            # the game is over: no move is legal in it (the next game's mask comes
+            # with the next reset)
+            info["action_mask"] = np.zeros(self.action_space.n, np.bool_)
             return info["terminal_observation"], float(rew[0]), not trunc, trunc, info
+        info["action_mask"] = self.action_masks().copy()
         return obs[0], float(rew[0]), False, False, info
 
     def action_masks(self) -> np.ndarray:
