@@ -1,4 +1,5 @@
-"""The Gymnasium door: every game's single-learner view by id, alone and vectorised."""
+"""The doors users expect: every game by Gymnasium id (single learner, alone and vectorised)
+and by PettingZoo name in both spellings."""
 
 from __future__ import annotations
 
@@ -81,3 +82,12 @@ def test_gymnasium_make_vec_steps_several_games():
         assert venv.single_observation_space.contains(obs[0])
     assert ended >= 3
     venv.close()
+
+
+def test_pettingzoo_names_in_pettingzoo_style_and_both_spellings_make_the_env():
+    for spec in specs():
+        if not spec.rules_page:
+            continue
+        env = trafficenvs.make(f"{spec.name}_v{spec.version}")
+        assert env.unwrapped.metadata["name"] == f"{spec.name}_v{spec.version}"
+        assert trafficenvs.make(spec.env_id).unwrapped.metadata["name"] == env.metadata["name"]

@@ -52,7 +52,8 @@ class TrafficAECEnv(AECEnv):
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
             )
-        self.metadata = dict(self.metadata, name=game.env_id())
+        # PettingZoo's style (connect_four_v3); make() accepts both spellings
+        self.metadata = dict(self.metadata, name=game.env_id().replace("-v", "_v"))
         self.render_mode = render_mode
         if render_seat is not None:
             render_seat = driver.check_int(render_seat, "render_seat", 0, game.num_players - 1)
