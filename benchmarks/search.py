@@ -37,7 +37,7 @@ TABLE: list[tuple[str, int, str, int]] = [
     ("traffic_jam", 3, "flatmc:n=32,rollout=greedy", 600),
     ("traffic_jam", 4, "flatmc:n=32,rollout=greedy", 600),
     ("jamming_traffic", 2, "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6", 1000),
-    ("jakarta_traffic", 2, "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6", 1000),
+    ("jakarta_traffic", 2, "flatmc:n=2,depth=4,rollout=greedy", 1000),
 ]
 
 

@@ -80,6 +80,7 @@ from trafficenvs.jakarta_traffic.greedy_observe import (
     _read_phase,
 )
 from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, _stop_value
+from trafficenvs.jakarta_traffic.kernels import current_player, observe
 from trafficenvs.jakarta_traffic.layout import (
     A_ACCEPT,
     A_CELL,
@@ -93,6 +94,7 @@ from trafficenvs.jakarta_traffic.layout import (
     DELIVER,
     DETOUR_PICK,
     HONK,
+    MAX_PLAYERS,
     NCELLS,
     NTYPES,
     OB_CELLS,
@@ -112,26 +114,57 @@ from trafficenvs.jakarta_traffic.tiles import exit_table
 # Every action number below comes from the game's action layout (``layout.py``); the
 # observation is read in ``greedy_observe.py``.
 
+#: one decision's work arrays, each ``(B, *shape)`` so a decision allocates nothing
+#: (:func:`make_scratch`; plain arrays: a record's nested arrays index measurably slower)
+SCRATCH_FIELDS = (
+    ("bits", np.int64, (NCELLS,)), ("kind", np.int64, (NCELLS,)),
+    ("building", np.uint8, (NCELLS,)), ("links", np.int64, (NCELLS, 4)),
+    ("others", np.int64, (NCELLS,)), ("stack_type", np.int64, (NCELLS,)),
+    ("opp_pos", np.int64, (MAX_PLAYERS,)), ("opp_energy", np.float64, (NCELLS,)),
+    ("addr", np.int64, (NTYPES,)), ("pay", np.float64, (NTYPES,)),
+    ("stack", np.int64, (NTYPES,)), ("reach", np.int64, (NCELLS,)),
+    ("first", np.int64, (4, NCELLS)), ("dist", np.int64, (NCELLS, NCELLS)),
+    ("sk", np.int64, (5, ROUTE_STOPS + 1)), ("value", np.float64, (ROUTE_STOPS + 1,)),
+    ("charger_dist", np.int64, (NCELLS,)), ("charger_at", np.int64, (NCELLS,)),
+    ("worth", np.float64, (NCELLS,)),
+)
+
+
+def make_scratch(b: int) -> tuple[np.ndarray, ...]:
+    """The work arrays of :data:`SCRATCH_FIELDS` for ``b`` rows."""
+    return tuple(np.zeros((b, *shape), dt) for _, dt, shape in SCRATCH_FIELDS)
+
 
 @njit(cache=True)
-def _decide(ob, mask, cfg, exit_to):
+def _decide(ob, mask, cfg, exit_to, sc, i):
     """The greedy action for one decision (observation row ``ob``, mask row ``mask``;
-    ``cfg`` gives the player count and the observation's offsets)."""
+    ``cfg`` gives the player count and the observation's offsets; row ``i`` of the work
+    arrays ``sc``, :func:`make_scratch`)."""
     n = cfg.num_players
     P = cfg.ob_players
     phase = _read_phase(ob, cfg.ob_phase)
     if phase == DELIVER:  # always deliver (stars, never worth keeping an order)
         return _deliver_action(mask)
     last_turn = ob[cfg.ob_end_triggered] > 0
-    bits, kind, building, links, others, stack_type, blocked = _read_cells(ob, cfg.ob_cells)
+    (s_bits, s_kind, s_building, s_links, s_others, s_stack_type, s_opp_pos, s_opp_energy,
+     s_addr, s_pay, s_stack, s_reach, s_first, s_dist, s_sk, s_value, s_charger_dist,
+     s_charger_at, s_worth) = sc
+    bits, kind, building, links = s_bits[i], s_kind[i], s_building[i], s_links[i]
+    others, stack_type = s_others[i], s_stack_type[i]
+    blocked = _read_cells(ob, cfg.ob_cells, bits, kind, building, links, others, stack_type)
     me, energy, bubbles, nstars, points, passengers, held, spare = _read_me(ob, P)  # C4
     has_spare = spare != 0
-    opp_pos, opp_energy, opp_best = _read_opponents(ob, P, n)
-    addr, pay, stack = _read_orders(ob, cfg.ob_types, stack_type)
-    dist, first = _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare)
-    sk = np.zeros((5, ROUTE_STOPS + 1), np.int64)
-    value = np.zeros(ROUTE_STOPS + 1, np.float64)
-    charger_at = _nearest_chargers(kind, dist)
+    opp_pos, opp_energy = s_opp_pos[i], s_opp_energy[i]
+    opp_best = _read_opponents(ob, P, n, opp_pos, opp_energy)
+    addr, pay, stack = s_addr[i], s_pay[i], s_stack[i]
+    _read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
+    dist, first = s_dist[i], s_first[i]
+    _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, s_reach[i],
+                    first, dist)
+    sk = s_sk[i]
+    value = s_value[i]
+    charger_at = s_charger_at[i]
+    _nearest_chargers(kind, dist, s_charger_dist[i], charger_at)
     mine = (energy, bubbles, held, nstars, points, passengers)
     plan = (dist, addr, pay, stack, charger_at, sk, value)
 
@@ -145,7 +178,8 @@ def _decide(ob, mask, cfg, exit_to):
 
     # honk, drive or a double-6 pick: the worth of ending the turn on each cell
     ctx = (n, me, mine, others, opp_energy, stack_type, opp_best, last_turn, plan)
-    worth = _cell_worths(kind, ctx)
+    worth = s_worth[i]
+    _cell_worths(kind, ctx, worth)
     top = _first_best(worth)
     if phase == DETOUR_PICK:
         return A_CELL + top
@@ -183,12 +217,11 @@ def _worth_at(x, kind_x, ctx):
 
 
 @njit(cache=True)
-def _cell_worths(kind, ctx):
-    """The worth of ending the turn on each cell as it lies (:func:`_worth_at`)."""
-    worth = np.zeros(NCELLS, np.float64)
+def _cell_worths(kind, ctx, worth):
+    """The worth of ending the turn on each cell as it lies (:func:`_worth_at`), into
+    ``worth``."""
     for x in range(NCELLS):
         worth[x] = _worth_at(x, kind[x], ctx)
-    return worth
 
 
 @njit(cache=True)
@@ -365,21 +398,46 @@ def drive_targets(observation: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True)
-def greedy_batch(obs, mask, cfg, exit_to, out):
+def greedy_batch(obs, mask, cfg, exit_to, sc, out):
     """The greedy action of every row (one compiled loop over the batch); ``cfg`` is
-    the game's config array (player count, observation offsets)."""
+    the game's config array (player count, observation offsets), ``sc`` the work
+    arrays (:func:`make_scratch`, a row per batch row)."""
     for i in prange(obs.shape[0]):
-        out[i] = _decide(obs[i], mask[i], cfg[0], exit_to)
+        out[i] = _decide(obs[i], mask[i], cfg[0], exit_to, sc, i)
+
+
+@njit(cache=True)
+def rollout_move(rec, cfg, mask, gs, i):
+    """The ``greedy`` verb (``core/verbs.py``): this player's move for the seat to move in
+    ``rec`` (a search's determinized copy), taken like every other decision of the player
+    through that seat's observation (written into row ``i`` of the scratch), so it is
+    exactly :meth:`JakartaTrafficGreedy.act`'s choice; ``gs``:
+    :meth:`JakartaTrafficGreedy.rollout_scratch`."""
+    ob = gs[0]
+    observe(rec, cfg, current_player(rec, cfg), ob[i])
+    return _decide(ob[i], mask, cfg, gs[1], gs[2:], i)
 
 
 class JakartaTrafficGreedy(GreedyPlayer):
     """The rule-based Jakarta Traffic player (strategy in the module docstring)."""
 
     game_name = "jakarta_traffic"
+    rollout_kernel = staticmethod(rollout_move)
 
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
         super().__init__(game, seed, name)
         self.exit_to = exit_table().astype(np.int64)
+        self._sc = make_scratch(0)
+
+    def rollout_scratch(self, b: int) -> tuple[np.ndarray, ...]:
+        """Scratch for :func:`rollout_move` in ``b`` rows (search agents' rollouts): an
+        observation row per row, the frame's exit table, then the work arrays
+        (:func:`make_scratch`) of ``b`` rows: one flat tuple (numba's parallel loops take
+        no nested tuples)."""
+        return (np.zeros((b, self.game.obs_dim), self.game.obs_dtype), self.exit_to,
+                *make_scratch(b))
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
-        greedy_batch(obs, mask, self.game.cfg, self.exit_to, out)
+        if self._sc[0].shape[0] < obs.shape[0]:
+            self._sc = make_scratch(obs.shape[0])
+        greedy_batch(obs, mask, self.game.cfg, self.exit_to, self._sc, out)

@@ -176,26 +176,23 @@ def _distances(reach, dist):
 
 
 @njit(cache=True)
-def _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare):
-    """Turns from every cell to every other (:func:`_reach_all`, :func:`_distances`), and
-    the entry-edge scratch array ``first`` that :func:`_reach_one` fills (reused later)."""
-    reach = np.zeros(NCELLS, np.int64)
-    first = np.zeros((4, NCELLS), np.int64)
+def _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, reach, first,
+                    dist):
+    """Turns from every cell to every other into ``dist`` (:func:`_reach_all`,
+    :func:`_distances`; ``reach``, ``first``: their scratch, ``first`` reused later)."""
     _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first)
-    dist = np.zeros((NCELLS, NCELLS), np.int64)
     _distances(reach, dist)
-    return dist, first
 
 
 @njit(cache=True)
-def _nearest_chargers(kind, dist):
-    """For every cell, the nearest other charging station in turns (the first of the
-    nearest in cell order; cell 0 if there is none)."""
-    charger_dist = np.full(NCELLS, FAR + 1, np.int64)
-    charger_at = np.zeros(NCELLS, np.int64)
+def _nearest_chargers(kind, dist, charger_dist, charger_at):
+    """For every cell, the nearest other charging station in turns into ``charger_at``
+    (the first of the nearest in cell order; cell 0 if there is none)."""
+    for x in range(NCELLS):
+        charger_dist[x] = FAR + 1
+        charger_at[x] = 0
     for x in range(NCELLS):
         for c in range(NCELLS):
             if kind[c] == 1 and c != x and dist[x, c] < charger_dist[x]:
                 charger_dist[x] = dist[x, c]
                 charger_at[x] = c
-    return charger_at

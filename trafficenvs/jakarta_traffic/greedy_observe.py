@@ -79,35 +79,32 @@ def _read_phase(ob, ob_phase):
 
 
 @njit(cache=True)
-def _read_cells(ob, ob_cells):
-    """The board: per cell its spot bits and links, its kind (0 pick-up, 1 charging,
-    2 building), whether it is a building and how many competitors stand on it; the
-    type of the stack on it (-1: none) and the cells that may not be honked (a stack,
-    the marker or a moped on them), as bits."""
-    bits = np.zeros(NCELLS, np.int64)
-    kind = np.zeros(NCELLS, np.int64)
-    building = np.zeros(NCELLS, np.bool_)
-    links = np.zeros((NCELLS, 4), np.int64)
-    others = np.zeros(NCELLS, np.int64)
-    stack_type = np.full(NCELLS, -1, np.int64)
+def _read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
+    """The board, into the caller's per-cell arrays: its spot bits and links, its kind
+    (0 pick-up, 1 charging, 2 building), whether it is a building and how many
+    competitors stand on it, and the type of the stack on it (-1: none). Returns the
+    cells that may not be honked (a stack, the marker or a moped on them), as bits."""
     blocked = np.int64(0)
     for x in range(NCELLS):
         o = ob_cells + x * CELL_F
         v = _bits4(ob, o + CELL_ENDS)
         bits[x] = v
         _set_links(links, x, v)
+        kind[x] = 0
+        building[x] = 0
         if ob[o + CELL_KIND + CHARGING]:
             kind[x] = 1
         elif ob[o + CELL_KIND + BUILDING]:
             kind[x] = 2
-            building[x] = True
+            building[x] = 1
+        stack_type[x] = -1
         for t in range(NTYPES):
             if ob[o + CELL_STACK + t]:
                 stack_type[x] = t
         if stack_type[x] >= 0 or ob[o + CELL_MARKER] or ob[o + CELL_ME] or ob[o + CELL_OTHERS]:
             blocked |= np.int64(1) << x
         others[x] = np.int64(ob[o + CELL_OTHERS])
-    return bits, kind, building, links, others, stack_type, blocked
+    return blocked
 
 
 @njit(cache=True)
@@ -129,11 +126,13 @@ def _read_me(ob, P):
 
 
 @njit(cache=True)
-def _read_opponents(ob, P, n):
-    """The competitors (player blocks 1 to ``n - 1``): their cells, per cell how many
-    of them there could take a chat's energy, and the best final score among them."""
-    opp_pos = np.zeros(n, np.int64)
-    opp_energy = np.zeros(NCELLS, np.float64)
+def _read_opponents(ob, P, n, opp_pos, opp_energy):
+    """The competitors (player blocks 1 to ``n - 1``), into the caller's arrays: their
+    cells (``opp_pos[1:n]``), per cell how many of them there could take a chat's
+    energy; returns the best final score among them."""
+    opp_pos[0] = 0
+    for x in range(NCELLS):
+        opp_energy[x] = 0.0
     opp_best = -1.0
     for j in range(1, n):
         o = P + PLAYER_F * j
@@ -145,16 +144,16 @@ def _read_opponents(ob, P, n):
         final = np.float64(ob[o + PL_POINTS]) + en + BUBBLE_BONUS[np.int64(ob[o + PL_BUBBLES])]
         if final > opp_best:
             opp_best = final
-    return opp_pos, opp_energy, opp_best
+    return opp_best
 
 
 @njit(cache=True)
-def _read_orders(ob, ob_types, stack_type):
-    """The orders: each type's current address and what a delivery pays, and where its
-    stack lies (-1: none; from the cells' stacks, ``stack_type`` of :func:`_read_cells`)."""
-    addr = np.zeros(NTYPES, np.int64)
-    pay = np.zeros(NTYPES, np.float64)
-    stack = np.full(NTYPES, -1, np.int64)
+def _read_orders(ob, ob_types, stack_type, addr, pay, stack):
+    """The orders, into the caller's arrays: each type's current address and what a
+    delivery pays, and where its stack lies (-1: none; from the cells' stacks,
+    ``stack_type`` of :func:`_read_cells`)."""
+    for t in range(NTYPES):
+        stack[t] = -1
     for t in range(NTYPES):
         o = ob_types + TYPE_F * t
         pay[t] = np.float64(ob[o + TY_PAYS])
@@ -162,4 +161,3 @@ def _read_orders(ob, ob_types, stack_type):
     for x in range(NCELLS):
         if stack_type[x] >= 0:
             stack[stack_type[x]] = x
-    return addr, pay, stack

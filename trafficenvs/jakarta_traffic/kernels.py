@@ -11,6 +11,7 @@ rules modules for ``core.verbs`` (``spec.kernels`` points here):
 ``scoring``    end of a turn, end trigger, final score and result (K9, C2)
 ``observe``    the observation (C4)
 ``invariants`` the compiled rule-level check
+``evaluate``   the projected-score estimate search agents cut rollouts off with
 =============  ==============================================================
 
 A turn is a few decisions, each one action of a fixed space (C3, table on the rules
@@ -38,6 +39,7 @@ from trafficenvs.jakarta_traffic.board import (
     trace,
 )
 from trafficenvs.jakarta_traffic.drive import detour, drive, park, roll_die
+from trafficenvs.jakarta_traffic.evaluate import evaluate
 from trafficenvs.jakarta_traffic.honk import honk_legal, honk_mask, rotate, swap
 from trafficenvs.jakarta_traffic.invariants import INVARIANT_MESSAGES, check
 from trafficenvs.jakarta_traffic.layout import (
@@ -107,7 +109,7 @@ from trafficenvs.jakarta_traffic.setup import init
 __all__ = [
     # verbs
     "init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over",
-    "is_truncated", "RECORD_DTYPE", "CFG_DTYPE",
+    "is_truncated", "evaluate", "RECORD_DTYPE", "CFG_DTYPE",
     # rules functions
     "blocked_bits", "conn_at", "follow", "occupied_bits", "path_end", "refresh",
     "refresh_dest", "set_links", "stack_at", "trace", "detour", "drive", "park", "roll_die",
