@@ -57,7 +57,7 @@ def test_drawn_position_reads_as_the_table_from_each_seat():
     t = Table({"A": (0, 0), "B": (2, 0), "C": (1, 2)}, ["A-B", "B-C", "A-C"],
               num_players=3, homes=["A", "B", "C"])
     t.set({"A-B": "1", "B-C": "2 n n n", "A-C": "0"}, held=[1], to_move=1,
-          visited=[["B"], [], ["A", "B"]],
+          visited=[["B"], [], ["A"]],
           roundabout={"town": 1, "direction": "cw"}, one_way={"road": 2, "enter_at": 2})
     g = t.game
     rec = g.from_dict(t.state())[0]
@@ -225,7 +225,7 @@ def test_reach_is_zero_off_my_turn_and_outside_the_move_phase():
     assert any(reach_of(t, 0).values())
     assert not any(reach_of(t, 1).values())  # seat 1 is not to move
     t.set({"A-B": "n 0", "B-C": "n n", "C-D": "n n n", "C-E": "1"}, phase="place",
-          dice=["roundabout", 2], pending=["roundabout"])
+          dice=["roundabout", 2], pending=["roundabout"], moves_left=2)
     assert not any(reach_of(t, 0).values())
 
 

@@ -10,17 +10,50 @@ package source: any edit gives a fresh directory, an unchanged install reuses it
 The setting applies only while this package's modules are being decorated
 (``with package_cache(): import ...``); other libraries' caches are untouched.
 A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
+
+The cache never stops the package from importing or a game from running:
+
+- a cache directory that cannot be created or written (a read-only or missing home,
+  ``NUMBA_CACHE_DIR`` on a read-only disk) falls back to a private directory under
+  the system's temporary directory, and when that fails too, to no cache at all
+  (every process compiles);
+- a damaged cache entry (a truncated pickle, garbage in an index or data file) is
+  discarded and the function compiled afresh (and cached again where it can be);
+- a cache that cannot be written (disk full) leaves the function compiled, uncached.
+
+Each of these says so with one :class:`CacheWarning` per process (the first problem
+met; later ones are silent, numba's own ``NUMBA_DEBUG_CACHE`` shows them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import stat
+import tempfile
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 _PKG = Path(__file__).resolve().parent
+
+#: the directory this process uses (resolved once: ``cache_dir()``), "" for no cache
+_RESOLVED: str | None = None
+_WARNED = False
+
+
+class CacheWarning(RuntimeWarning):
+    """The package's numba cache is not where it should be, or an entry was damaged."""
+
+
+def _warn_once(message: str) -> None:
+    global _WARNED
+    if not _WARNED:
+        _WARNED = True
+        warnings.warn(message, CacheWarning, stacklevel=3)
 
 
 def source_hash() -> str:
@@ -38,23 +71,139 @@ def source_hash() -> str:
     return h.hexdigest()[:16]
 
 
-def cache_dir() -> Path:
-    """The directory this package's numba cache uses in this process."""
+def preferred_cache_dir() -> Path:
+    """Where the cache should be: ``NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or
+    ``~/.cache``, then ``trafficenvs/numba-<source hash>``."""
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:
         return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    try:
+        base = Path(xdg) if xdg else Path.home() / ".cache"
+    except RuntimeError:  # no home directory can be determined
+        base = Path(tempfile.gettempdir()) / "no-home"
     return base / "trafficenvs" / f"numba-{source_hash()}"
+
+
+def _writable(path: Path) -> bool:
+    """Create ``path`` if needed and check a file can be written in it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _private_temp_dir() -> Path | None:
+    """A per-user directory under the temporary directory, owned by this user and
+    closed to others (a shared ``/tmp`` must not let anyone plant compiled code)."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    base = Path(tempfile.gettempdir()) / f"trafficenvs-numba-{uid}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+        st = base.lstat()
+        if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != uid) \
+                or st.st_mode & 0o077:
+            return None
+    except OSError:
+        return None
+    path = base / f"numba-{source_hash()}"
+    return path if _writable(path) else None
+
+
+def cache_dir() -> Path | None:
+    """The directory this package's numba cache uses in this process (None: no cache).
+
+    The preferred directory (:func:`preferred_cache_dir`) if it can be written, else a
+    private temporary one, else none; the fallback is decided once and warned once.
+    """
+    global _RESOLVED
+    if _RESOLVED is None:
+        want = preferred_cache_dir()
+        if _writable(want):
+            _RESOLVED = str(want)
+        else:
+            tmp = _private_temp_dir()
+            _RESOLVED = "" if tmp is None else str(tmp)
+            where = f"caching in {tmp}" if tmp is not None else \
+                "running uncached (every process compiles)"
+            _warn_once(f"trafficenvs: cannot write numba's cache directory {want}; {where}")
+    return Path(_RESOLVED) if _RESOLVED else None
+
+
+def _discard_index(cache: Any) -> None:
+    """Remove a function's cache index (its data files are overwritten by the next save)."""
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if index:
+        with contextlib.suppress(OSError):
+            os.unlink(index)
+
+
+def _guard(cache: Any, name: str) -> None:
+    """Make one function's numba cache survive damaged entries and failed writes."""
+    load, save = cache.load_overload, cache.save_overload
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        try:
+            return load(sig, target_context)
+        except Exception as exc:  # a damaged entry: unpickling or rebuilding it failed
+            _discard_index(cache)
+            _warn_once(f"trafficenvs: discarded a damaged numba cache entry of {name!r} "
+                       f"({type(exc).__name__}: {exc}); compiling it again")
+            return None
+
+    def save_overload(sig: Any, data: Any) -> None:
+        try:
+            save(sig, data)
+        except Exception as exc:
+            _discard_index(cache)  # a damaged index also breaks saving: start it afresh
+            try:
+                save(sig, data)
+            except Exception:
+                _warn_once(f"trafficenvs: cannot save {name!r} in numba's cache "
+                           f"({type(exc).__name__}: {exc}); it stays compiled, uncached")
+
+    cache.load_overload = load_overload
+    cache.save_overload = save_overload
 
 
 @contextmanager
 def package_cache() -> Iterator[None]:
-    """Decorate numba functions inside this block to cache them under ``cache_dir()``."""
-    from numba.core import config
+    """Decorate numba functions inside this block to cache them under ``cache_dir()``.
 
-    old = config.CACHE_DIR
-    config.CACHE_DIR = str(cache_dir())
+    Inside the block a function that cannot be cached at all (numba finds no
+    writable place: ``cannot cache function ...: no locator available``) runs
+    uncached, and every cached one is guarded against damaged entries (see the
+    module's docstring).
+    """
+    from numba.core import config
+    from numba.core.dispatcher import Dispatcher
+
+    where = cache_dir()
+    old_dir = config.CACHE_DIR
+    old_enable = Dispatcher.enable_caching
+    if getattr(old_enable, "_trafficenvs", False):  # nested: the outer block guards
+        yield
+        return
+
+    def enable_caching(self: Any) -> None:
+        name = getattr(self.py_func, "__qualname__", "?")
+        if where is None:
+            return  # no cache: the dispatcher keeps its NullCache
+        try:
+            old_enable(self)
+        except RuntimeError as exc:  # no locator available
+            _warn_once(f"trafficenvs: numba cannot cache {name!r} ({exc}); running it "
+                       "uncached")
+            return
+        _guard(self._cache, name)
+
+    enable_caching._trafficenvs = True  # type: ignore[attr-defined]
+    config.CACHE_DIR = "" if where is None else str(where)
+    Dispatcher.enable_caching = enable_caching
     try:
         yield
     finally:
-        config.CACHE_DIR = old
+        Dispatcher.enable_caching = old_enable
+        config.CACHE_DIR = old_dir

@@ -135,6 +135,10 @@ def validate(name: str, towns: list, roads: list) -> None:
         _fail(name, "has no roads")
     if len(roads) > MAX_ROADS:
         _fail(name, f"has {len(roads)} roads; at most {MAX_ROADS} are supported")
+    for i, (x, y) in enumerate(towns):
+        # NaN compares false with everything, so it would slip past the planarity test
+        if not (math.isfinite(x) and math.isfinite(y)):
+            _fail(name, f"town {i} has coordinates ({x}, {y}); they must be finite numbers")
     if len(set(towns)) != n:
         _fail(name, "two towns share the same coordinates")
     seen = set()
@@ -182,6 +186,16 @@ def validate(name: str, towns: list, roads: list) -> None:
                             "the map is not planar as drawn")
 
 
+def _coord(v: Any, name: str, i: int, axis: str) -> float:
+    """A town coordinate: a finite int or float (a string or a bool is not a number)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"map {name!r}: town {i} coordinate {axis} must be a number, got {v!r}")
+    x = float(v)
+    if not math.isfinite(x):
+        _fail(name, f"town {i} coordinate {axis} is {v!r}; coordinates must be finite numbers")
+    return x
+
+
 def from_dict(d: dict, default_name: str = "custom") -> Map:
     """Build and validate a :class:`Map` from its JSON form."""
     if not isinstance(d, dict) or "towns" not in d or "roads" not in d:
@@ -196,10 +210,10 @@ def from_dict(d: dict, default_name: str = "custom") -> Map:
         if isinstance(t, dict):
             if "x" not in t or "y" not in t:
                 _fail(name, f"town {i} needs x and y")
-            towns.append((float(t["x"]), float(t["y"])))
+            towns.append((_coord(t["x"], name, i, "x"), _coord(t["y"], name, i, "y")))
             names.append(str(t.get("name", i)))
         elif isinstance(t, (list, tuple)) and len(t) == 2:
-            towns.append((float(t[0]), float(t[1])))
+            towns.append((_coord(t[0], name, i, "x"), _coord(t[1], name, i, "y")))
             names.append(str(i))
         else:
             _fail(name, f"town {i} must be [x, y] or {{'name', 'x', 'y'}}, got {t!r}")
