@@ -8,6 +8,7 @@ by readable names. Type a move's number, ``r`` for a random move, ``q`` to quit.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -73,15 +74,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="trafficenvs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the games")
-    p = sub.add_parser("play", help="play a game in the terminal against random bots")
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    p = sub.add_parser("play", help="play a game in the terminal against random bots",
+                       formatter_class=fmt)
     p.add_argument("game", help="e.g. traffic_jam")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     p.add_argument("--seed", type=int, default=None)
     from trafficenvs.agents.commands import add_arena_args, add_train_args
 
-    add_train_args(sub.add_parser("train", help="train a MaskablePPO agent with self-play"))
-    add_arena_args(sub.add_parser("arena", help="play agents against each other, rate them"))
+    add_train_args(sub.add_parser("train", help="train a MaskablePPO agent with self-play",
+                                  formatter_class=fmt))
+    add_arena_args(sub.add_parser("arena", help="play agents against each other, rate them",
+                                  formatter_class=fmt))
     sub.add_parser("bench", help="throughput benchmarks (see `trafficenvs bench -h`)",
                    add_help=False)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -90,12 +95,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bench_main(argv[1:])
     args = parser.parse_args(argv)
-    if args.command in ("train", "arena"):
-        return args.run(args)
-    if args.command == "list":
-        print("\n".join(list_envs()))
-        return 0
-    return play(args.game, args.players, args.seat, args.seed)
+    try:
+        if args.command in ("train", "arena"):
+            return args.run(args)
+        if args.command == "list":
+            print("\n".join(list_envs()))
+            return 0
+        return play(args.game, args.players, args.seat, args.seed)
+    except (ValueError, TypeError) as err:
+        # a user's mistake (a misspelled game or agent, an option out of range): one
+        # line, not a traceback; TRAFFICENVS_DEBUG=1 shows where it came from
+        if os.environ.get("TRAFFICENVS_DEBUG") == "1":
+            raise
+        parser.exit(2, f"trafficenvs {args.command}: error: {err}\n")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,12 @@ def game_name(env_id: str) -> str:
                     f"use {spec.env_id!r} (the version changes when the observations change, "
                     f"and the observations of v{spec.version} replaced the older ones)"
                 )
-    raise ValueError(f"unknown env {env_id!r}; known: {list_envs()}")
+    import difflib
+
+    names = [s.name for s in specs()] + list_envs()
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"unknown env {env_id!r}{hint}; known: {list_envs()}")
 
 
 def game_class(env_id: str) -> type[Game]:

@@ -8,35 +8,51 @@ import sys
 from trafficenvs.registry import game_name, make_game
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1 (a zero batch or game count would hang
+    or do nothing silently)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
 def add_train_args(p: argparse.ArgumentParser) -> None:
     from trafficenvs.agents.training import TrainConfig
 
     d = TrainConfig(game="")
     p.add_argument("game", help="e.g. traffic_jam")
-    p.add_argument("--players", type=int, default=d.players)
-    p.add_argument("--timesteps", type=int, default=d.timesteps,
+    p.add_argument("--players", type=positive_int, default=d.players, help="seats per game")
+    p.add_argument("--timesteps", type=positive_int, default=d.timesteps,
                    help="learner decisions to train for")
     p.add_argument("--opponents", default=d.opponents,
                    help="comma list of random, greedy, self, ppo:PATH, flatmc[:...], "
                         "mcts[:...] (equal shares of games)")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--num-envs", type=int, default=d.num_envs, help="games played at once")
-    p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per game")
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--n-epochs", type=int, default=d.n_epochs)
-    p.add_argument("--lr", type=float, default=d.learning_rate)
-    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--seed", type=int, default=d.seed, help="seed of the run")
+    p.add_argument("--num-envs", type=positive_int, default=d.num_envs, help="games played at once")
+    p.add_argument("--n-steps", type=positive_int, default=d.n_steps,
+                   help="rollout length per game")
+    p.add_argument("--batch-size", type=positive_int, default=d.batch_size,
+                   help="PPO minibatch size")
+    p.add_argument("--n-epochs", type=positive_int, default=d.n_epochs,
+                   help="PPO epochs per update")
+    p.add_argument("--lr", type=float, default=d.learning_rate, help="learning rate")
+    p.add_argument("--ent-coef", type=float, default=d.ent_coef, help="entropy bonus")
     p.add_argument("--net", default=",".join(map(str, d.net)), help="hidden layer sizes")
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
                    help="steps between frozen self-play opponents")
     p.add_argument("--eval-every", type=int, default=d.eval_every,
                    help="steps between evaluations (0: none)")
-    p.add_argument("--eval-games", type=int, default=d.eval_games,
+    p.add_argument("--eval-games", type=positive_int, default=d.eval_games,
                    help="games per evaluation arena")
     p.add_argument("--eval-against", default=d.eval_against,
                    help="agents the learner is evaluated against (comma list; a search "
                         "agent's options follow it)")
-    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every,
+                   help="steps between checkpoints (0: none)")
     p.add_argument("--out", default="", help="checkpoint path (default "
                    "runs/<game>_<players>p_seed<seed>_<time>/model.zip; the shipped "
                    "models in agents/checkpoints/ are only written when named here)")
@@ -46,8 +62,8 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="reward points as they are scored, on top of the result")
     p.add_argument("--init", default=None, metavar="PATH",
                    help="start from this checkpoint's weights (continue a run)")
-    p.add_argument("--threads", type=int, default=d.torch_threads, help="torch threads")
-    p.add_argument("--env-threads", type=int, default=d.env_threads,
+    p.add_argument("--threads", type=positive_int, default=d.torch_threads, help="torch threads")
+    p.add_argument("--env-threads", type=positive_int, default=d.env_threads,
                    help="numba threads for the games and opponents (1 leaves a core to torch)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run_train)
@@ -89,14 +105,15 @@ def split_agent_specs(text: str) -> list[str]:
 
 def add_arena_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="e.g. traffic_jam")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--players", type=positive_int, default=2, help="seats at every table")
     p.add_argument("--agents", default="random,greedy",
                    help="comma list of random, greedy, ppo:PATH, ppo-sample:PATH, "
                         "flatmc[:n=64,...], mcts[:sims=400,...] (a search agent's options "
                         "follow it: 'mcts:sims=400,rollout=greedy,greedy')")
-    p.add_argument("--games", type=int, default=4000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--num-envs", type=int, default=None, help="games played at once")
+    p.add_argument("--games", type=positive_int, default=4000,
+                   help="games in all (the line-ups share them; not per pair)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and agents")
+    p.add_argument("--num-envs", type=positive_int, default=None, help="games played at once")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the results here")
     p.set_defaults(run=run_arena_cmd)
 

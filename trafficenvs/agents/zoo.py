@@ -41,7 +41,12 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
                                deterministic=kind == "ppo")
         agent.check_fits(game.obs_dim, game.num_actions)
         return agent
-    raise ValueError(f"unknown agent {spec!r}; agents are {', '.join(SPECS)}")
+    import difflib
+
+    close = difflib.get_close_matches(kind, ["random", "greedy", "ppo", "ppo-sample",
+                                             "flatmc", "mcts"], n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"unknown agent {spec!r}{hint}; agents are {', '.join(SPECS)}")
 
 
 def make_agents(specs: list[str], game: Game, seed: int = 0) -> list[Policy]:
