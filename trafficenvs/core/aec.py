@@ -104,13 +104,7 @@ class TrafficAECEnv(AECEnv):
         it are reproducible (Gymnasium's rule). Before any seeded reset it draws from
         OS entropy.
         """
-        if seed is None:
-            if self.np_random is None:
-                self.np_random = np.random.default_rng()
-            seed = int(self.np_random.integers(0, 2**63, dtype=np.uint64))
-        else:
-            seed = driver.check_int(seed, "seed", 0, 2**64 - 1)
-            self.np_random = np.random.default_rng(seed)
+        seed = driver.next_seed(self, seed)
         driver.single_reset(self._recs, self.game.cfg, np.uint64(seed), self.game.num_players)
         self._start()
 

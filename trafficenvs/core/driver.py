@@ -285,6 +285,21 @@ RNG_DTYPE = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64)])
 #    batch's step.
 
 
+def next_seed(env: Any, seed: Any) -> int:
+    """The seed of a ``reset(seed)`` of ``env`` (an AEC or vectorised env with an
+    ``np_random`` attribute): a given seed (checked, 0..2**64-1) also seeds
+    ``env.np_random``; without one the seed is drawn from it, so a seeded reset and the
+    unseeded ones after it are reproducible (Gymnasium's rule); before any seeded reset
+    it draws from OS entropy."""
+    if seed is None:
+        if env.np_random is None:
+            env.np_random = np.random.default_rng()
+        return int(env.np_random.integers(0, 2**63, dtype=np.uint64))
+    seed = check_int(seed, "seed", 0, 2**64 - 1)
+    env.np_random = np.random.default_rng(seed)
+    return seed
+
+
 def describe(x: Any) -> str:
     """A short account of ``x`` for error messages: ``int64 array of shape (3,)``."""
     if isinstance(x, np.ndarray):

@@ -101,13 +101,7 @@ class TrafficVecEnv:
         it are reproducible (Gymnasium's rule). Before any seeded reset it draws from
         OS entropy.
         """
-        if seed is None:
-            if self.np_random is None:
-                self.np_random = np.random.default_rng()
-            seed = int(self.np_random.integers(0, 2**63, dtype=np.uint64))
-        else:
-            seed = driver.check_int(seed, "seed", 0, 2**64 - 1)
-            self.np_random = np.random.default_rng(seed)
+        seed = driver.next_seed(self, seed)
         self._seeds[:] = np.uint64(seed) + np.arange(self.num_envs, dtype=np.uint64)
         b = self._buf
         driver.batch_reset(
