@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from trafficenvs.agents import RandomPolicy
-from trafficenvs.agents.arena import lineups_for, mean_ci, run_arena, win_shares
+from trafficenvs.agents.arena import (
+    bounded_mean_ci,
+    ci_text,
+    lineups_for,
+    mean_ci,
+    run_arena,
+    share_ci,
+    win_shares,
+)
 from trafficenvs.agents.zoo import make_agents
 from trafficenvs.cli import main
 from trafficenvs.registry import make_game
@@ -37,9 +45,88 @@ def test_win_share_counts_shared_wins_and_cuts():
     ]
 
 
-def test_confidence_interval_is_the_normal_approximation():
-    m, lo, hi = mean_ci(np.array([0.0, 1.0] * 50))
-    assert m == 0.5 and hi - m == pytest.approx(1.96 * np.std([0, 1] * 50, ddof=1) / 10, 1e-3)
+def _wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval written out (Wilson 1927), for any count ``k``."""
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return mid - half, mid + half
+
+
+@pytest.mark.parametrize(("wins", "games", "lo", "hi"), [
+    (10, 10, 0.72247, 1.0), (0, 10, 0.0, 0.27753), (5, 10, 0.23659, 0.76341),
+    (600, 600, 0.99364, 1.0), (30, 100, 0.21895, 0.39585),
+])
+def test_win_share_interval_is_scipys_wilson_interval(wins, games, lo, hi):
+    from scipy.stats import binomtest
+
+    x = np.array([1.0] * wins + [0.0] * (games - wins))
+    m, a, b = share_ci(x)
+    ref = binomtest(wins, games).proportion_ci(0.95, method="wilson")
+    assert m == wins / games
+    assert (a, b) == (ref.low, ref.high)
+    assert a == pytest.approx(lo, abs=5e-5) and b == pytest.approx(hi, abs=5e-5)
+    assert (a, b) == pytest.approx(_wilson(wins, games))
+
+
+def test_a_sweep_is_never_a_point_interval():
+    """10 of 10: the upper bound is 1 and the lower well below; however many games, the
+    table's lower bound (rounded down) stays below 1.000."""
+    _, lo, hi = share_ci(np.ones(10))
+    assert hi == 1.0 and lo < 0.75
+    for n in (10, 4000, 10**6):
+        _, lo, hi = share_ci(np.ones(n))
+        assert lo < 1.0 and ci_text(lo, hi) != "[1.000, 1.000]"
+        _, lo, hi = share_ci(np.zeros(n))
+        assert hi > 0.0 and ci_text(lo, hi) != "[0.000, 0.000]"
+    assert ci_text(*share_ci(np.ones(10**6))[1:]) == "[0.999, 1.000]"
+    assert ci_text(0.2366, 0.7634) == "[0.236, 0.764]"  # rounded outwards
+
+
+def test_shared_wins_widen_the_interval_never_narrow_it():
+    """Ties split the win (a fractional count): the interval brackets Wilson's at that
+    count between the whole counts on either side (conservative: a share in [0, 1] has
+    at most the Bernoulli variance)."""
+    from scipy.stats import binomtest
+
+    x = np.array([1.0] * 6 + [0.5] * 3 + [0.0] * 11)  # 7.5 of 20
+    m, lo, hi = share_ci(x)
+    assert m == 7.5 / 20
+    assert lo == binomtest(7, 20).proportion_ci(method="wilson").low
+    assert hi == binomtest(8, 20).proportion_ci(method="wilson").high
+    w_lo, w_hi = _wilson(7.5, 20)
+    assert lo < w_lo and hi > w_hi
+    thirds = np.array([1 / 3] * 9 + [1.0] * 3)  # 6 of 12 in thirds: a whole count
+    assert share_ci(thirds)[1:] == share_ci(np.array([1.0] * 6 + [0.0] * 6))[1:]
+    with pytest.raises(ValueError):
+        share_ci(np.array([1.5, 0.0]))
+
+
+def test_mean_score_interval_is_scipys_t_interval():
+    from scipy import stats
+
+    x = np.array([0.0, 1.0] * 50)
+    m, lo, hi = mean_ci(x)
+    ref = stats.t.interval(0.95, 99, loc=0.5, scale=stats.sem(x))
+    assert m == 0.5 and (lo, hi) == pytest.approx(ref, abs=1e-12)
+    assert hi - m == pytest.approx(stats.t.ppf(0.975, 99) * np.std(x, ddof=1) / 10)
+    assert all(np.isnan(mean_ci(np.full(5, 3.0))[1:]))  # no spread: no t interval
+    assert all(np.isnan(mean_ci(np.array([3.0]))[1:]))
+
+
+def test_mean_reward_interval_is_the_win_share_interval_rescaled():
+    """A C2 reward in [-1/(N-1), 1] rescaled is the win share, so the intervals agree."""
+    n = 3
+    returns = np.array([[1.0, -0.5, -0.5], [0.25, 0.25, -0.5], [0.0, 0.0, 0.0]] * 7)
+    share = win_shares(returns)[:, 0]
+    m, lo, hi = bounded_mean_ci(returns[:, 0], -1 / (n - 1), 1.0)
+    s, s_lo, s_hi = share_ci(share)
+    rescale = lambda v: (n * v - 1) / (n - 1)  # noqa: E731
+    assert m == pytest.approx(rescale(s))
+    assert (lo, hi) == pytest.approx((rescale(s_lo), rescale(s_hi)))
+    _, lo, hi = bounded_mean_ci(np.ones(10), -1.0, 1.0)  # a sweep: not [1, 1]
+    assert hi == 1.0 and lo < 0.5
+    assert bounded_mean_ci(np.array([2.0, 3.0]), -1.0, 1.0) == mean_ci(np.array([2.0, 3.0]))
 
 
 def test_greedy_beats_random_and_the_table_says_so():
@@ -57,6 +144,13 @@ def test_greedy_beats_random_and_the_table_says_so():
     assert "| greedy |" in res.table()
     data = json.loads(res.to_json())
     assert data["agents"][1]["name"] == "greedy"
+    for a in (greedy, rnd):  # the reward interval is the win share's, rescaled (N = 2)
+        assert a.reward_ci == pytest.approx((2 * a.win_ci[0] - 1, 2 * a.win_ci[1] - 1))
+        assert a.score_ci[0] < a.mean_score < a.score_ci[1]
+    assert data["agents"][1]["score_ci"] == list(greedy.score_ci)
+    h = res.head_to_head["greedy"]["random"]
+    assert h["ci"][0] < h["share"] < h["ci"][1]
+    assert "[1.000, 1.000]" not in res.table()
 
 
 def test_random_against_random_is_even_when_seats_rotate():

@@ -7,10 +7,15 @@ mixes at least two agents is used. Games are dealt to these line-ups in turn, an
 every batch row plays a fixed quota of games (no bias towards short games).
 
 Reported per agent: **win share** (a win counts 1, a k-way shared win 1/k, a game
-cut by the move limit 1/N, from the C2 result) with a 95% normal confidence
-interval, mean reward, mean score (the game's own count, e.g. joy points), mean
-game length (moves) and an openskill rating; plus the head-to-head matrix (share
-of the games in which the row agent finished above the column agent, ties half).
+cut by the move limit 1/N, from the C2 result) with a 95% Wilson score interval
+(:func:`share_ci`, scipy's ``binomtest(...).proportion_ci(method="wilson")``), mean
+reward (its interval the same Wilson interval: in the arena the C2 reward is the win
+share rescaled, :func:`bounded_mean_ci`), mean score (the game's own count, e.g. joy
+points, with a t interval, :func:`mean_ci`), mean game length (moves) and an
+openskill rating; plus the head-to-head matrix (share of the games in which the row
+agent finished above the column agent, ties half, with its Wilson interval). The
+tables round every interval outwards, so a sweep of ``n`` games prints its lower
+bound below 1 (``1.000 [0.999, 1.000]``), never ``[1.000, 1.000]``.
 The cost of each agent is timed too: milliseconds per decision (an agent's batched
 calls' wall time over the decisions it made in them; the batch is the games waiting
 for it, so it is the cost in this arena's batching, on this machine's threads), and
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -32,7 +38,8 @@ from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ratings import rate_games
 from trafficenvs.registry import make_vec
 
-Z95 = 1.959963984540054
+#: the confidence level of every interval the arena reports
+CONFIDENCE = 0.95
 
 
 def lineups_for(num_agents: int, num_players: int) -> np.ndarray:
@@ -60,13 +67,87 @@ def win_shares(returns: np.ndarray) -> np.ndarray:
     return np.where(k > 0, win / np.maximum(k, 1), 1.0 / n)
 
 
-def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
-    """Mean and its 95% normal-approximation interval."""
+def share_ci(x: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Mean of shares in ``[0, 1]`` (a win 1, a loss 0, a k-way shared win 1/k, a cut game
+    1/N) and its Wilson score interval, from scipy (``scipy.stats.binomtest(k, n)
+    .proportion_ci(confidence, method="wilson")``).
+
+    Why Wilson on the tie-split count: a share ``X`` in ``[0, 1]`` with mean ``p`` has
+    ``Var X <= p (1 - p)``, the Bernoulli variance, with equality when there are no ties.
+    The Wilson interval is the set of ``p`` that a score test with that variance
+    does not reject, so with ties (a smaller true variance) it is conservative, never
+    too narrow. It stays inside ``[0, 1]`` and is never a point for a finite number of
+    games: a sweep of ``n`` gives ``[n / (n + z^2), 1]`` (10 of 10: ``[0.722, 1]``),
+    where the normal (Wald) interval collapses to ``[1, 1]`` and a bootstrap
+    resamples only ones. scipy's binomtest takes whole counts, so a fractional count
+    (shared wins) is bracketed: the lower bound of its floor and the upper bound of
+    its ceiling (both bounds grow with the count), at most ``1/n`` wider.
+    Empty input gives NaNs.
+    """
+    from scipy.stats import binomtest
+
+    x = np.asarray(x, np.float64)
+    n = len(x)
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    if not np.all((x >= 0) & (x <= 1)):
+        raise ValueError("share_ci takes shares in [0, 1]")
+    total = float(x.sum())
+    k = round(total)
+    lo_k, hi_k = (k, k) if abs(total - k) < 1e-9 else (math.floor(total), math.ceil(total))
+    lo = binomtest(lo_k, n).proportion_ci(confidence, method="wilson").low
+    hi = binomtest(min(hi_k, n), n).proportion_ci(confidence, method="wilson").high
+    return total / n, float(lo), float(hi)
+
+
+def bounded_mean_ci(x: np.ndarray, low: float, high: float,
+                    confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Mean of values known to lie in ``[low, high]`` and its interval: :func:`share_ci`
+    of the values rescaled to ``[0, 1]``, mapped back (conservative for the same reason).
+
+    The arena's mean reward: a C2 reward lies in ``[-1/(N-1), 1]`` and rescaled it *is*
+    the win share (``((N - 1) r + 1) / N``), so the reward's interval is the win
+    share's, mapped, and the two columns never disagree. Values outside the range
+    (rewards that are not C2) fall back to the t interval, :func:`mean_ci`.
+    """
+    x = np.asarray(x, np.float64)
+    span = high - low
+    if len(x) == 0 or span <= 0 or np.any(x < low - 1e-9) or np.any(x > high + 1e-9):
+        return mean_ci(x, confidence)
+    u = np.clip((x - low) / span, 0.0, 1.0)
+    _, lo, hi = share_ci(u, confidence)
+    return float(x.mean()), low + lo * span, low + hi * span
+
+
+def mean_ci(x: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Mean and its Student t interval, from scipy (``scipy.stats.t.interval`` with the
+    standard error ``scipy.stats.sem``): for means of unbounded counts such as the
+    game's score. The bounds are NaN with fewer than two values or no spread at all
+    (a t interval needs a variance to estimate; it is not a point)."""
+    from scipy import stats
+
+    x = np.asarray(x, np.float64)
     if len(x) == 0:
         return float("nan"), float("nan"), float("nan")
     m = float(np.mean(x))
-    half = Z95 * float(np.std(x, ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
-    return m, m - half, m + half
+    if len(x) < 2 or float(np.ptp(x)) == 0.0:
+        return m, float("nan"), float("nan")
+    lo, hi = stats.t.interval(confidence, len(x) - 1, loc=m, scale=stats.sem(x))
+    return m, float(lo), float(hi)
+
+
+def ci_text(lo: float, hi: float, digits: int = 3, sign: bool = False) -> str:
+    """``[lo, hi]`` rounded outwards to ``digits`` decimals (the lower bound down, the
+    upper up), so the printed interval contains the computed one: a Wilson lower
+    bound of 0.99996 prints as 0.999, not as 1.000."""
+    def fmt(v: float, up: bool) -> str:
+        if math.isnan(v):
+            return "nan"
+        q = 10.0**digits
+        r = (math.ceil(v * q - 1e-9) if up else math.floor(v * q + 1e-9)) / q
+        return f"{r:+.{digits}f}" if sign else f"{r:.{digits}f}"
+
+    return f"[{fmt(lo, False)}, {fmt(hi, True)}]"
 
 
 @dataclass
@@ -83,6 +164,10 @@ class AgentStats:
     decisions: int = 0
     ms_per_decision: float = float("nan")
     simulations_per_s: float | None = None
+    #: 95% intervals of the mean reward (the win share's Wilson interval, rescaled:
+    #: :func:`bounded_mean_ci`) and of the mean score (t interval, :func:`mean_ci`)
+    reward_ci: tuple[float, float] = (float("nan"), float("nan"))
+    score_ci: tuple[float, float] = (float("nan"), float("nan"))
 
 
 @dataclass
@@ -127,8 +212,9 @@ class ArenaResult:
         for a in sorted(self.agents, key=lambda s: -s.win_share):
             sims = "-" if a.simulations_per_s is None else f"{a.simulations_per_s:,.0f}"
             lines.append(
-                f"| {a.name} | {a.win_share:.3f} | [{a.win_ci[0]:.3f}, {a.win_ci[1]:.3f}] | "
-                f"{a.mean_reward:+.3f} | {a.mean_score:.2f} | "
+                f"| {a.name} | {a.win_share:.3f} | {ci_text(*a.win_ci)} | "
+                f"{a.mean_reward:+.3f} {ci_text(*a.reward_ci, sign=True)} | "
+                f"{a.mean_score:.2f} {ci_text(*a.score_ci, digits=2)} | "
                 f"{a.rating['mu']:.1f}, {a.rating['sigma']:.2f} | "
                 f"{a.ms_per_decision:.3f} | {sims} |"
             )
@@ -142,7 +228,7 @@ class ArenaResult:
                     h = self.head_to_head.get(a, {}).get(b)
                     cells.append(
                         "-" if h is None or a == b
-                        else f"{h['share']:.3f} [{h['ci'][0]:.3f}, {h['ci'][1]:.3f}] n={h['n']}"
+                        else f"{h['share']:.3f} {ci_text(*h['ci'])} n={h['n']}"
                     )
                 lines.append(f"| {a} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
@@ -246,13 +332,15 @@ def run_arena(
     share = win_shares(rt)
     ratings = rate_games(names, lu, rt)
     stats = []
+    low_reward = -1.0 / (num_players - 1) if num_players > 1 else -1.0  # C2's range
     for a, name in enumerate(names):
         g_idx, s_idx = np.nonzero(lu == a)
-        m, lo, hi = mean_ci(share[g_idx, s_idx])
+        m, lo, hi = share_ci(share[g_idx, s_idx])
+        mr, r_lo, r_hi = bounded_mean_ci(rt[g_idx, s_idx], low_reward, 1.0)
+        ms, s_lo, s_hi = mean_ci(sc[g_idx, s_idx])
         stats.append(AgentStats(
             name=name, seats_played=len(g_idx), win_share=m, win_ci=(lo, hi),
-            mean_reward=float(rt[g_idx, s_idx].mean()) if len(g_idx) else float("nan"),
-            mean_score=float(sc[g_idx, s_idx].mean()) if len(g_idx) else float("nan"),
+            mean_reward=mr, mean_score=ms, reward_ci=(r_lo, r_hi), score_ci=(s_lo, s_hi),
             mean_length=float(ln[g_idx].mean()) if len(g_idx) else float("nan"),
             rating=ratings[name],
             decisions=int(act_n[a]),
@@ -273,7 +361,7 @@ def run_arena(
                     vals.append(np.where(d > 1e-6, 1.0, np.where(d < -1e-6, 0.0, 0.5)))
         if vals:
             v = np.concatenate(vals)
-            m, lo, hi = mean_ci(v)
+            m, lo, hi = share_ci(v)
             h2h.setdefault(names[a], {})[names[b_]] = {"share": m, "ci": (lo, hi), "n": len(v)}
     return ArenaResult(
         env_id=game.env_id(), num_players=num_players, games=len(lu), seed=seed,

@@ -2,8 +2,17 @@
 
 The format is documented on the rules page (docs/rules/jakarta_traffic.md, "State
 dict"). :class:`~trafficenvs.jakarta_traffic.game.JakartaTrafficGame`'s ``to_dict``
-and ``from_dict`` delegate here; reading refuses anything the rules do not allow
-(``StateDictError``, a ValueError, naming the offending path).
+and ``from_dict`` delegate here. Reading refuses, naming the offending path, anything
+of the wrong type (``StateDictTypeError``: a ``TypeError`` and a ``ValueError``; no
+coercion, ``1.5`` is not an int, ``False`` not a list) and every position that cannot
+arise in play (``StateDictError``, a ``ValueError``; rulings K1-K9 and the rulebook,
+``/work/shared/seeds/002*``): tiles, order tokens, star tokens and the order board
+conserved; energy and bubbles 0-3; at most 5 stars a seat; buildings never side by
+side; the round within ``max_rounds``; the marker never under a moped; whose turn,
+the phase, the turn's start, the dice and the end trigger as play leaves them (see
+:func:`_check_turn`). The kernels trust the record, so every value they use as an
+index (cells, rotations, tile ids, order types, phases, seats) is range-checked here
+before any compiled code runs on it.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ import numpy as np
 
 from trafficenvs.core.statedict import (
     StateDictError,
+    StateDictTypeError,
     StateReader,
     fail,
     read_dict,
@@ -23,6 +33,7 @@ from trafficenvs.core.statedict import (
     read_list,
 )
 from trafficenvs.jakarta_traffic import kernels as K
+from trafficenvs.jakarta_traffic.layout import MAX_STARS
 from trafficenvs.jakarta_traffic.tiles import Tile
 
 if TYPE_CHECKING:
@@ -36,6 +47,10 @@ STATE_KEYS = {
 OPTIONAL_KEYS = {"moves", "rng", "forced_dice", "last_dice", "over", "end_triggered",
                  "pending", "turn_start"}
 PLAYER_KEYS = {"energy", "bubbles", "orders", "stars", "delivered"}
+INT32_MAX = 2**31 - 1  # the record's round and move counters are int32
+#: the rulebook's set-up (step 3): "buildings are not placed adjacent to each other
+#: orthogonally", and no honk ever moves a building (K5: only rotated, never swapped)
+_NEIGHBOURS = ((0, 1), (1, 0))
 
 
 def _bad(path: str, why: str) -> StateDictError:
@@ -135,13 +150,17 @@ def state_from_dict(game: JakartaTrafficGame, state: dict[str, Any]) -> np.ndarr
     """The 1-element record array of a state dict (:func:`state_to_dict`'s format;
     ``StateDictError`` on anything the rules do not allow)."""
     st = game.state_reader(state, STATE_KEYS, OPTIONAL_KEYS)
+    read_int(st.raw("num_players"), "num_players")  # the header compares by ==: 2.0 != 2
     n = game.num_players
     recs = game.new_records(1)
     r = recs[0]
     game.load_rng(r, state)
-    r["moves"] = st.int("moves", 0, 2**31 - 1, default=0)
-    r["round"] = st.int("round", 0, 2**31 - 1)
+    r["moves"] = st.int("moves", 0, INT32_MAX, default=0)
+    r["round"] = st.int("round", 0, INT32_MAX)
     r["cur"] = cur = st.int("to_move", 0, n - 1)
+    if not isinstance(st.raw("phase"), str):
+        raise StateDictTypeError(f"state dict: phase must be one of {list(K.PHASES)}, "
+                                 f"got {st.raw('phase')!r}")
     r["phase"] = phase = K.PHASES.index(st.choice("phase", K.PHASES))
     r["over"] = over = st.bool("over", default=False)
     r["trigger"] = st.bool("end_triggered", default=False)
@@ -151,7 +170,11 @@ def state_from_dict(game: JakartaTrafficGame, state: dict[str, Any]) -> np.ndarr
     for i, d in enumerate(forced):
         r["forced"][i] = read_int(d, f"forced_dice[{i}]", 1, 6, what="a forced die")
     r["forced_n"] = len(forced)
-    r["dice"][:] = st.int_list("last_dice", 0, 6, length=2, default=[0, 0])
+    dice = st.int_list("last_dice", 0, 6, length=2, default=[0, 0])
+    if (dice[0] == 0) != (dice[1] == 0):
+        raise _bad("last_dice", f"{dice}: [0, 0] before any detour, else two dice 1-6 "
+                   "(a detour rolls both, K6)")
+    r["dice"][:] = dice
     kinds = _load_board(game, r, st)
     stars, order_total = _load_players(game, r, st)
     _load_stacks(game, r, st, kinds, order_total)
@@ -162,12 +185,14 @@ def state_from_dict(game: JakartaTrafficGame, state: dict[str, Any]) -> np.ndarr
     r["marker"] = -1 if marker is None else _at(marker, "marker")
     start = st.raw("turn_start", None)
     r["start"] = r["pos"][cur] if start is None else _at(start, "turn_start")
-    if phase == K.HONK and r["start"] != r["pos"][cur]:
-        raise _bad("turn_start", "before driving, turn_start is the mover's own tile")
+    if phase in (K.HONK, K.DRIVE, K.DETOUR_PICK) and r["start"] != r["pos"][cur]:
+        raise _bad("turn_start", "before driving, turn_start is the mover's own tile (it "
+                   "has not parked yet in the honk, drive and detour_pick phases)")
     pend = st.raw("pending", None)
     r["pending"] = -1 if pend is None else _index(pend, K.TYPES, "pending")
     K.refresh(r, game.cfg[0])
     _check_phase(game, r)
+    _check_turn(game, r)
     if over:
         K.finish(r, game.cfg[0])  # winners from the final position
         r["reward"][:] = 0
@@ -181,14 +206,21 @@ def _at(v: Any, path: str) -> int:
 
 
 def _index(v: Any, names: tuple[str, ...], path: str) -> int:
-    """The index of the name ``v`` in ``names``."""
-    if not isinstance(v, str) or v not in names:
+    """The index of the name ``v`` in ``names`` (a ``StateDictTypeError`` if ``v`` is not
+    a string at all)."""
+    if not isinstance(v, str):
+        raise StateDictTypeError(f"state dict: {path}: {v!r} is not one of {names} "
+                                 "(a name, a string)")
+    if v not in names:
         raise _bad(path, f"{v!r} is not one of {names}")
     return names.index(v)
 
 
 def _tile(game: JakartaTrafficGame, spec: Any, path: str) -> Tile:
     """The tile of ``"<kind> <pattern>[ <address>]"`` (the tile set's own errors)."""
+    if not isinstance(spec, str):
+        raise StateDictTypeError(f"state dict: {path} must be a tile '<kind> <pattern>"
+                                 f"[ <address>]', got {spec!r}")
     try:
         return game.tiles.parse_spec(spec)
     except ValueError as e:
@@ -210,7 +242,10 @@ def _load_board(game: JakartaTrafficGame, r: np.void, st: StateReader) -> list[i
     for row, cells in enumerate(board):
         for col, spec in enumerate(read_list(cells, f"board[{row}]", K.SIDE)):
             path = f"board[{row}][{col}]"
-            parts = spec.split(" ", 3) if isinstance(spec, str) else []
+            if not isinstance(spec, str):
+                raise StateDictTypeError(f"state dict: {path} must be a cell '<kind> "
+                                         f"<pattern> <rotation 0-3>[ <address>]', got {spec!r}")
+            parts = spec.split(" ", 3)
             if len(parts) < 3 or parts[2] not in ("0", "1", "2", "3"):
                 raise fail(path, "a cell '<kind> <pattern> <rotation 0-3>[ <address>]'", spec)
             x = row * K.SIDE + col
@@ -219,6 +254,14 @@ def _load_board(game: JakartaTrafficGame, r: np.void, st: StateReader) -> list[i
     kinds = [game.tiles.tiles[i].kind for i in r["cell_tile"]]
     if kinds.count(K.BUILDING) != K.SIDE:
         raise _bad("board", "the board holds all five buildings (they are never swapped)")
+    for x in range(K.NCELLS):
+        row, col = divmod(x, K.SIDE)
+        for dr, dc in _NEIGHBOURS:
+            rr, cc = row + dr, col + dc
+            if rr < K.SIDE and cc < K.SIDE and kinds[x] == kinds[rr * K.SIDE + cc] == K.BUILDING:
+                raise _bad(f"board[{rr}][{cc}]", f"buildings side by side (with board[{row}]"
+                           f"[{col}]): the set-up never places them so and no honk moves one "
+                           "(rulebook set-up step 3; K5)")
     r["spare"][:] = 255
     for p, spec in enumerate(st.list("spares", game.num_players)):
         tile = _tile(game, spec, f"spares[{p}]")
@@ -256,12 +299,18 @@ def _load_players(game: JakartaTrafficGame, r: np.void,
             r["held"][p, t] = 1
             order_total[t] += 1
         r["nheld"][p] = len(orders)
-        for i, o in enumerate(read_list(pl["delivered"], f"{path}.delivered")):
+        delivered = read_list(pl["delivered"], f"{path}.delivered",
+                              max_length=K.NTYPES * (n + 1))
+        for i, o in enumerate(delivered):
             t = _index(o, K.TYPES, f"{path}.delivered[{i}]")
             r["delivered"][p, t] += 1
             order_total[t] += 1
         r["passengers"][p] = int(r["delivered"][p, K.IBU]) + int(r["delivered"][p, K.BAPAK])
         mine = read_int_list(pl["stars"], f"{path}.stars")
+        if len(mine) > MAX_STARS:
+            raise _bad(f"{path}.stars", f"{len(mine)} stars: a seat holds at most {MAX_STARS} "
+                       "(3 before the turn that triggers the end, which delivers at most 2; "
+                       "K7, K9)")
         for i, v in enumerate(mine):
             if v not in K.STAR_VALUES:
                 raise _bad(f"{path}.stars[{i}]", f"no star is worth {v!r}")
@@ -352,3 +401,42 @@ def _check_phase(game: JakartaTrafficGame, r: np.void) -> None:
             raise _bad("phase", "deliver: the mover must be able to deliver on this tile")
     elif phase == K.DETOUR_PICK and (r["dice"][0], r["dice"][1]) != (6, 6):
         raise _bad("phase", "detour_pick follows a double 6 (last_dice [6, 6])")
+
+
+def _check_turn(game: JakartaTrafficGame, r: np.void) -> None:
+    """The round, the end trigger, the marker and the phase as play leaves them (each
+    refusal is a position no sequence of moves reaches)."""
+    n = game.num_players
+    cap = game.max_rounds
+    cur, phase, rnd = int(r["cur"]), int(r["phase"]), int(r["round"])
+    over = bool(r["over"])
+    if cap and rnd > cap:
+        raise _bad("round", f"{rnd} rounds complete: the game is cut off once max_rounds={cap} "
+                   "rounds are (K9's cap)")
+    if cap and rnd == cap and not over and (cur != 0 or phase != K.HONK):
+        raise _bad("round", f"{rnd} rounds complete is the max_rounds={cap} cut: the position "
+                   "the last round left (to_move 0, phase 'honk'), not a turn of another round")
+    if over and rnd < 1:
+        raise _bad("round", "a finished game has completed its last round (round >= 1, K9)")
+    if r["trigger"] and not over:
+        first = min(p for p in range(n) if r["nstars"][p] >= K.END_STARS)
+        if first >= cur:
+            raise _bad("to_move", f"seat {first} holds {int(r['nstars'][first])} stars, so it "
+                       "triggered the end with its turn in this round, and the round ends "
+                       f"after the last seat: the seat to move comes after it, not {cur} (K9)")
+    marker = int(r["marker"])
+    stacks = {int(r["stack_cell"][t]) for t in range(K.NTYPES) if r["stack_n"][t] > 0}
+    mopeds = [int(r["pos"][p]) for p in range(n)]
+    if marker >= 0 and marker in mopeds:
+        raise _bad("marker", f"the marker lies under seat {mopeds.index(marker)}'s moped: a "
+                   "honk needs a tile without mopeds (K5) and a moped parking on the marker "
+                   "takes it off (K7)")
+    if phase == K.DRIVE and (marker < 0 or marker in stacks):
+        raise _bad("marker", "the 'drive' phase follows a honk, which put the marker on the "
+                   "tile it changed, a tile with no order stack or moped (K5)")
+    if phase == K.PLACE:
+        kinds = [game.tiles.tiles[i].kind for i in r["cell_tile"]]
+        if not any(kinds[x] == K.PICKUP and x not in stacks and x not in mopeds
+                   for x in range(K.NCELLS)):
+            raise _bad("phase", "place_stack: no vacant pick-up tile (no stack, no moped) for "
+                       "the rest of the stack, so the mover would have no legal action")
