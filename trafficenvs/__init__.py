@@ -26,17 +26,20 @@ from trafficenvs.registry import (  # noqa: E402
     list_envs,
     make,
     make_game,
+    make_parallel,
     make_vec,
     register_game,
     register_pettingzoo,
+    register_pettingzoo_parallel,
 )
 
 register_pettingzoo()
+register_pettingzoo_parallel()
 
 from trafficenvs.gym_envs import register_gymnasium  # noqa: E402
 
 register_gymnasium()
 
 __version__ = "0.1.0"
-__all__ = ["make", "make_vec", "make_game", "list_envs", "VecStep", "GameSpec", "register_game",
-           "specs", "__version__"]
+__all__ = ["make", "make_parallel", "make_vec", "make_game", "list_envs", "VecStep", "GameSpec",
+           "register_game", "specs", "__version__"]

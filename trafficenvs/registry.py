@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from trafficenvs.core.aec import TrafficAECEnv, wrap
 from trafficenvs.core.game import Game
@@ -137,3 +137,60 @@ def register_game(spec: GameSpec) -> GameSpec:
     spec.load()
     register_pettingzoo()
     return spec
+
+
+def make_parallel(
+    env_id: str,
+    *,
+    render_mode: str | None = None,
+    max_cycles: int | None = None,
+    render_seat: int | None = None,
+    illegal_reward: float | None = -1.0,
+    **options: Any,
+) -> ParallelEnv:
+    """A PettingZoo ``ParallelEnv`` of ``env_id``, for a game whose turns are simultaneous
+    choices of every player (Traffic Jam: one ``step`` per stage, every agent's action at
+    once; ``docs/rules/traffic_jam.md``, Parallel API). The game ``options`` and
+    ``render_mode``, ``max_cycles`` (steps, i.e. moves per player), ``render_seat`` are
+    those of :func:`make`. ``illegal_reward`` (default -1) ends the game on an illegal
+    action with that reward for each offender, 0 for the others, as :func:`make`'s
+    wrapped env does; ``None`` raises ``ValueError`` instead (like ``wrapped=False``).
+
+    A turn-based game has no parallel env (its players do not choose at once: use
+    :func:`make`); asking for one is a ``ValueError`` naming the games that have one.
+    """
+    import importlib
+
+    from trafficenvs._numba_cache import package_cache
+
+    game = make_game(env_id, **options)
+    target = getattr(game, "parallel_env_class", None)
+    if target is None:
+        have = [s.env_id for s in specs()
+                if getattr(s.load(), "parallel_env_class", None) is not None]
+        raise ValueError(f"{game.name} is turn-based (its players never choose at once), so "
+                         f"it has no parallel env; use trafficenvs.make({env_id!r}). Games "
+                         f"with one: {have}")
+    module, _, name = target.partition(":")
+    with package_cache():  # the parallel env's compiled verbs cache with the package's
+        cls = getattr(importlib.import_module(module), name)
+    return cls(game, render_mode=render_mode, max_cycles=max_cycles, render_seat=render_seat,
+               illegal_reward=illegal_reward)
+
+
+def register_pettingzoo_parallel() -> None:
+    """Register every game that has a parallel env (:func:`make_parallel`) in PettingZoo's
+    parallel registry as ``trafficenvs/<game>-v<version>``:
+    ``pettingzoo.make("parallel", "trafficenvs/traffic_jam-v1")``."""
+    import pettingzoo
+
+    for spec in specs():
+        env_id = f"trafficenvs/{spec.env_id}"
+        if getattr(spec.load(), "parallel_env_class", None) is None:
+            continue
+        if env_id not in pettingzoo.parallel_registry:
+            def entry(name: str = spec.name, **kwargs: Any) -> ParallelEnv:
+                return make_parallel(name, **kwargs)
+
+            entry.__name__ = f"{spec.name}_parallel_env"
+            pettingzoo.register("parallel", env_id, entry_point=entry)

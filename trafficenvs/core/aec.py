@@ -52,8 +52,12 @@ class TrafficAECEnv(AECEnv):
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
             )
-        # PettingZoo's style (connect_four_v3); make() accepts both spellings
-        self.metadata = dict(self.metadata, name=game.env_id().replace("-v", "_v"))
+        # PettingZoo's style (connect_four_v3); make() accepts both spellings. A game whose
+        # turns are simultaneous choices taken in seat order, revealed once all have chosen,
+        # names its parallel env (``parallel_env_class``): aec_to_parallel may convert it
+        self.metadata = dict(self.metadata, name=game.env_id().replace("-v", "_v"),
+                             is_parallelizable=getattr(game, "parallel_env_class", None)
+                             is not None)
         self.render_mode = render_mode
         if render_seat is not None:
             render_seat = driver.check_int(render_seat, "render_seat", 0, game.num_players - 1)

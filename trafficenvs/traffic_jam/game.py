@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.statedict import StateDictError, fail, read_bool, read_dict, read_list
 from trafficenvs.traffic_jam import kernels as K
+from trafficenvs.traffic_jam import parallel_kernels  # noqa: F401  (parallel_env_class)
 from trafficenvs.traffic_jam.deck import Deck, DeckSpec, check_deck_fits, load_deck
 from trafficenvs.traffic_jam.layout import action_layout, obs_layout, size_added
 from trafficenvs.traffic_jam.spec import SPEC
@@ -48,6 +49,14 @@ class TrafficJamGame(Game):
     record_dtype = K.RECORD_DTYPE
     min_players = 2
     max_players = K.MAX_PLAYERS
+    #: both stages are simultaneous (T3): the AEC env takes them seat by seat and reveals
+    #: only after the last seat, so it is ``is_parallelizable`` (``core/aec.py``) and this
+    #: env plays each stage as one step (``trafficenvs.make_parallel``). Its compiled verbs
+    #: (``parallel_kernels``) are imported by this module, which is always imported inside
+    #: the package's compile cache (``spec.load``): imported first by a user's ``import
+    #: trafficenvs.traffic_jam.parallel``, they would be cached beside the source, where an
+    #: edit of ``kernels.py`` would not invalidate them
+    parallel_env_class: ClassVar[str] = "trafficenvs.traffic_jam.parallel:TrafficJamParallelEnv"
 
     def __init__(self, num_players: int = 4, deck: DeckSpec = None, shaping: bool = False):
         self.num_players = self.check_num_players(num_players)
