@@ -333,7 +333,7 @@ def test_cli_plays_a_whole_game_with_random_moves():
 
 def test_cli_lists_moves_by_name_and_can_quit():
     out = io.StringIO()
-    cli_play("jakarta_traffic", 3, seed=1, stdin=io.StringIO("zzz\n0\nq\n"), stdout=out)
+    cli_play("jakarta_traffic", 3, seed=1, stdin=io.StringIO("zzz\n0\n0\n0\nq\n"), stdout=out)
     text = out.getvalue()
     assert "not a move: 'zzz'" in text and "you: honk: rotate" in text and "bye" in text
 

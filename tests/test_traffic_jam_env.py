@@ -259,12 +259,17 @@ def test_rgb_render_is_a_picture_of_the_table():
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 10  # cards, text and lanes drawn
 
 
-def test_ansi_render_shows_roads_scores_and_the_hand():
-    env = trafficenvs.make("traffic_jam", num_players=2, render_mode="ansi")
+def test_ansi_render_shows_roads_scores_and_the_viewers_hand_only():
+    env = trafficenvs.make("traffic_jam", num_players=2, render_mode="ansi", render_seat=0)
     env.reset(seed=0)
     text = env.render()
-    for word in ("morning", "day", "night", "Scores", "Hand of player_0", "round 1/3"):
+    for word in ("morning", "day", "night", "joy", "Hand of player_0", "round 1/3"):
         assert word in text
+    assert "Hand of player_1" not in text
+    # no seat: a spectator sees no hand (T6; the mover's hand used to be shown)
+    spectator = trafficenvs.make("traffic_jam", num_players=2, render_mode="ansi")
+    spectator.reset(seed=0)
+    assert "Hand of" not in spectator.render()
 
 
 # --------------------------------------------------------------------------- CLI

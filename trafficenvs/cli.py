@@ -1,8 +1,9 @@
-"""The ``trafficenvs`` command line: ``list``, ``play``, ``train``, ``arena``, ``bench``.
+"""The trafficenvs command line: list, play, replay, train, arena, bench.
 
 ``trafficenvs play traffic_jam --players 4`` seats you at ``player_0`` (``--seat``)
-against random bots; the table is printed as text and your legal moves are listed
-by readable names. Type a move's number, ``r`` for a random move, ``q`` to quit.
+against bots (``--opponents random,greedy``); see :mod:`trafficenvs.play`.
+``trafficenvs replay jamming_traffic --agents greedy,random --out game.gif`` writes
+an animated GIF of one game (:func:`trafficenvs.replay.record_gif`).
 """
 
 from __future__ import annotations
@@ -11,63 +12,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
 
-import numpy as np
+from trafficenvs.play import play
+from trafficenvs.registry import list_envs
 
-from trafficenvs.registry import list_envs, make
-
-
-def play(
-    game: str,
-    players: int,
-    seat: int = 0,
-    seed: int | None = None,
-    stdin: TextIO = sys.stdin,
-    stdout: TextIO = sys.stdout,
-) -> int:
-    """Play one game in the terminal; returns 0 when the game ends or the user quits."""
-    env = make(game, num_players=players, wrapped=False, render_mode="ansi", render_seat=seat)
-    if not 0 <= seat < players:
-        raise SystemExit(f"--seat must be in 0..{players - 1}")
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    me = env.possible_agents[seat]
-    out = stdout.write
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        returns[agent] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        if agent != me:
-            env.step(int(rng.choice(legal)))
-            continue
-        out("\n" + env.render() + "\n\nYour moves:\n")
-        for i, a in enumerate(legal):
-            out(f"  {i:3d}: {env.action_name(int(a))}\n")
-        while True:
-            out(f"move [0-{len(legal) - 1}, r = random, q = quit]> ")
-            stdout.flush()
-            line = stdin.readline()
-            if not line or line.strip() == "q":
-                out("\nbye\n")
-                return 0
-            choice = line.strip()
-            if choice == "r":
-                action = int(rng.choice(legal))
-                break
-            if choice.isdigit() and int(choice) < len(legal):
-                action = int(legal[int(choice)])
-                break
-            out(f"not a move: {choice!r}\n")
-        out(f"you: {env.action_name(action)}\n")
-        env.step(action)
-    out("\n" + env.render() + "\n")
-    out("result: " + ", ".join(f"{a} {returns[a]:+.2f}" for a in env.possible_agents) + "\n")
-    return 0
+__all__ = ["main", "play"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,13 +24,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the games")
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    p = sub.add_parser("play", help="play a game in the terminal against random bots",
+    from trafficenvs.agents.commands import add_arena_args, add_train_args, positive_int
+
+    p = sub.add_parser("play", help="play a game in the terminal against bots",
                        formatter_class=fmt)
     p.add_argument("game", help="e.g. traffic_jam")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=positive_int, default=4, help="seats at the table")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
-    p.add_argument("--seed", type=int, default=None)
-    from trafficenvs.agents.commands import add_arena_args, add_train_args
+    p.add_argument("--seed", type=int, default=None, help="seed of the game (none: random)")
+    p.add_argument("--opponents", default="random",
+                   help="the bots, as arena agents (random, greedy, mcts[:sims=200], "
+                        "ppo:PATH...), dealt to the other seats in turn")
+    r = sub.add_parser("replay", help="write an animated GIF of one game between agents",
+                       formatter_class=fmt)
+    r.add_argument("game", help="e.g. jamming_traffic")
+    r.add_argument("--agents", default="greedy,random",
+                   help="comma list of arena agents; seat k plays agent k mod their number")
+    r.add_argument("--out", default=None, metavar="PATH", help="the GIF (default <game>.gif)")
+    r.add_argument("--players", type=positive_int, default=None,
+                   help="seats (default: one per agent, at least the game's minimum)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the game and agents")
+    r.add_argument("--seat", type=int, default=None,
+                   help="whose hidden cards the frames show (default: nobody's)")
+    r.add_argument("--fps", type=float, default=2.0, help="frames per second")
+    r.add_argument("--max-moves", type=positive_int, default=None,
+                   help="stop after this many moves (default: the whole game)")
+    r.add_argument("--scale", type=float, default=1.0, help="frame size factor (0.5 halves)")
 
     add_train_args(sub.add_parser("train", help="train a MaskablePPO agent with self-play",
                                   formatter_class=fmt))
@@ -101,13 +69,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             print("\n".join(list_envs()))
             return 0
-        return play(args.game, args.players, args.seat, args.seed)
+        if args.command == "replay":
+            return run_replay(args)
+        return play(args.game, args.players, args.seat, args.seed, opponents=args.opponents)
     except (ValueError, TypeError) as err:
         # a user's mistake (a misspelled game or agent, an option out of range): one
         # line, not a traceback; TRAFFICENVS_DEBUG=1 shows where it came from
         if os.environ.get("TRAFFICENVS_DEBUG") == "1":
             raise
         parser.exit(2, f"trafficenvs {args.command}: error: {err}\n")
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from trafficenvs.registry import game_name
+    from trafficenvs.replay import record_gif
+
+    name = game_name(args.game)
+    out = args.out or f"{name}.gif"
+    frames = record_gif(name, args.agents, out, seed=args.seed, num_players=args.players,
+                        seat=args.seat, fps=args.fps, max_moves=args.max_moves,
+                        scale=args.scale)
+    sys.stdout.write(f"wrote {out}: {frames} frames ({frames - 1} moves)\n")
+    return 0
 
 
 if __name__ == "__main__":

@@ -198,6 +198,20 @@ class TrafficAECEnv(AECEnv):
             return None
         return text
 
+    def _repr_png_(self) -> bytes | None:
+        """A notebook cell showing the env draws the board (``render_seat``'s view;
+        None before the first reset, so Jupyter shows the text repr instead)."""
+        if not any(self._recs[0].tobytes()):  # never reset: all zeros, not a position
+            return None
+        import io
+
+        from PIL import Image
+
+        buf = io.BytesIO()
+        Image.fromarray(self.game.render_rgb(self._recs[0], self.render_seat)).save(
+            buf, format="PNG")
+        return buf.getvalue()
+
     def close(self) -> None:
         pass
 
@@ -216,7 +230,11 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's wrapper, for which loading a state counts as a reset (the env is
-    ready to step from the loaded position)."""
+    ready to step from the loaded position). PettingZoo's wrappers refuse attributes
+    starting with ``_``, so the notebook display is passed through here."""
+
+    def _repr_png_(self) -> bytes | None:
+        return self.unwrapped._repr_png_()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.env.load_state_dict(state)

@@ -6,6 +6,7 @@ information, so ``seat`` only marks whose phone is drawn first ("you").
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,6 +22,16 @@ TYPE_ABBR = ("Bk", "NG", "Sa", "Ib", "Bp")
 ADDR_ABBR = ("BC", "Sp", "Re", "Wo", "Ma")
 PHASE_TEXT = ("honk or drive", "drive or detour", "pick any tile (double 6)",
               "accept the order?", "place the rest of the stack", "deliver?")
+
+
+@cache
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's own scalable font (Pillow >= 10.1 ships it): never a system font path,
+    so the picture looks the same on every machine; older Pillow gets its bitmap font."""
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1
+        return ImageFont.load_default()
 
 
 def _header(rec: np.void) -> str:
@@ -166,7 +177,7 @@ def _draw_tile(d: ImageDraw.ImageDraw, font, game: JakartaTrafficGame, rec: np.v
     else:
         d.rectangle([cx - s, cy - s, cx + s, cy + s], fill=(250, 250, 250), outline=(0, 0, 0),
                     width=2)
-        d.text((cx - 7, cy - 6), ADDR_ABBR[tile.address], fill=(0, 0, 0), font=font)
+        d.text((cx, cy), ADDR_ABBR[tile.address], fill=(0, 0, 0), font=font, anchor="mm")
 
 
 def _draw_alleys(d: ImageDraw.ImageDraw) -> None:
@@ -184,7 +195,7 @@ def _draw_alleys(d: ImageDraw.ImageDraw) -> None:
 
 def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np.ndarray:
     n = game.num_players
-    font = ImageFont.load_default()
+    f = font(12)
     grid = K.SIDE * TILE
     width = MARGIN * 2 + grid + 380
     height = max(MARGIN * 2 + grid + 30, 60 + 170 + n * 80)
@@ -195,7 +206,7 @@ def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np
     _draw_alleys(d)
     for x in range(K.NCELLS):
         r, col = divmod(x, K.SIDE)
-        _draw_tile(d, font, game, rec, x, MARGIN + col * TILE, MARGIN + r * TILE)
+        _draw_tile(d, f, game, rec, x, MARGIN + col * TILE, MARGIN + r * TILE)
     for x in range(K.NCELLS):
         r, col = divmod(x, K.SIDE)
         x0, y0 = MARGIN + col * TILE, MARGIN + r * TILE
@@ -205,7 +216,7 @@ def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np
                 yy = y0 + TILE - 14 - 4 * k
                 d.rectangle([x0 + 6, yy, x0 + 26, yy + 8], fill=TYPE_COLOURS[t], outline=(0, 0, 0))
             d.text((x0 + 6, y0 + TILE - 34 - 4 * int(rec["stack_n"][t])), TYPE_ABBR[t],
-                   fill=(0, 0, 0), font=font)
+                   fill=(0, 0, 0), font=f)
         if rec["marker"] == x:
             mx, my = x0 + TILE - 16, y0 + 16
             d.polygon([(mx, my - 10), (mx + 8, my), (mx, my + 10), (mx - 8, my)],
@@ -214,11 +225,11 @@ def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np
         for k, p in enumerate(here):
             mx, my = x0 + TILE // 2 + 18 + 0 * k, y0 + 10 + 18 * k
             d.ellipse([mx - 8, my - 8, mx + 8, my + 8], fill=SEAT_COLOURS[p], outline=(0, 0, 0))
-            d.text((mx - 3, my - 6), str(p), fill=(255, 255, 255), font=font)
-    d.text((MARGIN, 6), _header(rec), fill=(0, 0, 0), font=font)
+            d.text((mx, my), str(p), fill=(255, 255, 255), font=f, anchor="mm")
+    d.text((MARGIN, 6), _header(rec), fill=(0, 0, 0), font=f)
     # the order board
     bx = MARGIN * 2 + grid
-    d.text((bx, MARGIN - 20), "order board: order  stars -> address", fill=(0, 0, 0), font=font)
+    d.text((bx, MARGIN - 20), "order board: order  stars -> address", fill=(0, 0, 0), font=f)
     for i in range(K.NSLOTS):
         y = MARGIN + i * 26
         t = rec["ord_slot"][i]
@@ -226,10 +237,12 @@ def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np
         val = 0 if j < 0 else int(K.STAR_VALUES[j])
         a = rec["addr_slot"][min(i + 1, K.NSLOTS - 1)]
         d.rectangle([bx, y, bx + 20, y + 18], fill=TYPE_COLOURS[t], outline=(0, 0, 0))
-        d.text((bx + 26, y + 3), f"{K.TYPES[t]:11s} {val}* ({rec['star_left'][i]} left) -> "
-               f"{K.ADDRESSES[a]}", fill=(0, 0, 0), font=font)
+        # in columns: the font is proportional, so padding with spaces would not align
+        d.text((bx + 26, y + 3), K.TYPES[t], fill=(0, 0, 0), font=f)
+        d.text((bx + 112, y + 3), f"{val}* ({rec['star_left'][i]} left) -> {K.ADDRESSES[a]}",
+               fill=(0, 0, 0), font=f)
     d.text((bx, MARGIN + 5 * 26), f"out: {K.ADDRESSES[rec['addr_slot'][0]]}",
-           fill=(90, 90, 90), font=font)
+           fill=(90, 90, 90), font=f)
     # the phones
     order = list(range(n)) if seat is None else [(seat + j) % n for j in range(n)]
     for k, p in enumerate(order):
@@ -239,7 +252,7 @@ def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np
                             outline=SEAT_COLOURS[p], width=4 if on else 2)
         win = "  WINNER" if rec["over"] and rec["winner"][p] else ""
         d.text((bx + 8, y + 6), f"player_{p}  score {int(K.final_score(rec, p))}{win}",
-               fill=SEAT_COLOURS[p], font=font)
+               fill=SEAT_COLOURS[p], font=f)
         for e in range(K.MAX_ENERGY):
             fill = (60, 180, 60) if e < rec["energy"][p] else (220, 220, 220)
             d.rectangle([bx + 8 + e * 14, y + 24, bx + 20 + e * 14, y + 40], fill=fill,
@@ -250,12 +263,113 @@ def render_image(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> np
         stars = []
         for s in range(K.NSLOTS):
             stars += [str(int(K.STAR_VALUES[s]))] * int(rec["stars"][p, s])
-        d.text((bx + 120, y + 24), f"stars {' '.join(stars) or '-'}", fill=(0, 0, 0), font=font)
+        d.text((bx + 120, y + 24), f"stars {' '.join(stars) or '-'}", fill=(0, 0, 0), font=f)
         orders = [t for t in range(K.NTYPES) if rec["held"][p, t]]
         for i, t in enumerate(orders):
             d.rectangle([bx + 8 + i * 90, y + 48, bx + 24 + i * 90, y + 64], fill=TYPE_COLOURS[t],
                         outline=(0, 0, 0))
-            d.text((bx + 28 + i * 90, y + 50), K.TYPES[t], fill=(0, 0, 0), font=font)
+            d.text((bx + 28 + i * 90, y + 50), K.TYPES[t], fill=(0, 0, 0), font=f)
         d.text((bx + 200, y + 50), f"delivered {int(rec['delivered'][p].sum())} "
-               f"({rec['passengers'][p]} pass.)", fill=(60, 60, 60), font=font)
+               f"({rec['passengers'][p]} pass.)", fill=(60, 60, 60), font=f)
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+# ----------------------------------------------------------------------------- compact text
+
+LABEL4 = {K.PICKUP: "(o) ", K.CHARGING: "<^> "}
+
+
+def _tokens_spaced(rec: np.void, n: int, x: int) -> str:
+    """``"Sa4 02*"``: the stack (type and height), then mopeds and marker."""
+    t = K.stack_at(rec, x)
+    stack = f"{TYPE_ABBR[t]}{rec['stack_n'][t]}" if t >= 0 else ""
+    rest = "".join(str(p) for p in range(n) if rec["pos"][p] == x)
+    rest += "*" if rec["marker"] == x else ""
+    return f"{stack} {rest}".strip() if stack and rest else stack or rest
+
+
+def render_compact(game: JakartaTrafficGame, rec: np.void, seat: int | None) -> str:
+    """The board in at most 80 columns and about 20 lines (for ``trafficenvs play`` in
+    an 80x24 terminal): two lines a row of tiles; between two rows, the upper tile's
+    south end and the lower tile's north end side by side."""
+    n = game.num_players
+    c = game.cfg[0]
+    lines = [_header(rec),
+             "(o) pick-up <^> charging [Ma] building; |- to the spot, := pass by; * marker"]
+    lines.append("    " + "".join(f"c{col + 1:<11d}" for col in range(K.SIDE)).rstrip())
+
+    def ends(x: int) -> list[int]:
+        return [int(K.conn_at(rec, c, x, e)) for e in range(4)]
+
+    def vert(e: int) -> str:
+        return "|" if e == K.CENTRE else ":"
+
+    lines.append("    " + "".join(f"  {vert(ends(col)[0])}         "
+                                    for col in range(K.SIDE)).rstrip())
+    for r in range(K.SIDE):
+        row = ""
+        for col in range(K.SIDE):
+            x = r * K.SIDE + col
+            e = ends(x)
+            tile = game.tiles.tiles[rec["cell_tile"][x]]
+            label = LABEL4.get(tile.kind, f"[{ADDR_ABBR[tile.address]}]")
+            west = "-" if e[3] == K.CENTRE else "="
+            east = "-" if e[1] == K.CENTRE else "="
+            row += f"{west}{label}{_tokens_spaced(rec, n, x):<6.6s}{east}"
+        lines.append(f"r{r + 1}  " + row.rstrip())
+        between = ""
+        for col in range(K.SIDE):
+            x = r * K.SIDE + col
+            below = vert(ends(x + K.SIDE)[0]) if r + 1 < K.SIDE else " "
+            between += f"  {vert(ends(x)[2])}{below}        "
+        lines.append("    " + between.rstrip())
+    slots = []
+    for i in range(K.NSLOTS):
+        t = rec["ord_slot"][i]
+        j = K.slot_pays(rec, i)
+        val = 0 if j < 0 else int(K.STAR_VALUES[j])
+        a = rec["addr_slot"][min(i + 1, K.NSLOTS - 1)]
+        slots.append(f"{K.TYPES[t]} {val}*->{ADDR_ABBR[a]} {_cell(rec['addr_cell'][a])}")
+    lines.append("orders: " + " | ".join(slots[:3]))
+    lines.append("        " + " | ".join(slots[3:])
+                 + f" | out: {K.ADDRESSES[rec['addr_slot'][0]]}")
+    order = list(range(n)) if seat is None else [(seat + j) % n for j in range(n)]
+    for p in order:
+        held = ",".join(TYPE_ABBR[t] for t in range(K.NTYPES) if rec["held"][p, t]) or "-"
+        you = "*" if p == seat else " "
+        win = " WINNER" if rec["over"] and rec["winner"][p] else ""
+        line = (f"p{p}{you} {_cell(rec['pos'][p])} score {int(K.final_score(rec, p))}{win}: "
+                f"energy {rec['energy'][p]}/3 bubbles {rec['bubbles'][p]} stars "
+                f"{rec['points'][p]} orders {held} spare {game.tile_spec(rec['spare'][p])}")
+        if len(line) > 80:  # the spare tile on a line of its own
+            cut = line.rindex(" spare ")
+            line = line[:cut] + "\n    " + line[cut + 1:]
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def menu_paths(game: JakartaTrafficGame, rec: np.void, legal: np.ndarray
+               ) -> list[tuple[list[str], int]]:
+    """``trafficenvs play``'s grouping of the legal moves (about 100 when honking): a
+    honk picks the tile first, then how to turn or swap it; a cell choice picks the
+    cell; driving, detours and orders are one choice each."""
+    from trafficenvs.jakarta_traffic.game import TURN_NAMES, cell_name
+
+    out = []
+    for a in legal:
+        a = int(a)
+        if a < K.A_SWAP:
+            x, k = divmod(a - K.A_ROTATE, 3)
+            path = ["honk: turn or swap a tile", cell_name(x), f"rotate {TURN_NAMES[k]}"]
+        elif a < K.A_DRIVE:
+            x, r = divmod(a - K.A_SWAP, 4)
+            path = ["honk: turn or swap a tile", cell_name(x),
+                    f"swap your spare tile in, rotation {r}"]
+        elif K.A_CELL <= a < K.A_ACCEPT:
+            what = ("put the rest of the stack on a pick-up tile" if rec["phase"] == K.PLACE
+                    else "park on any tile (double 6)")
+            path = [what, cell_name(a - K.A_CELL)]
+        else:
+            path = [game.action_name(rec, a)]
+        out.append((path, a))
+    return out
