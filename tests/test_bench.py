@@ -35,6 +35,75 @@ def test_quick_benchmark_writes_json_with_every_figure(quick_result):
     assert res["bandwidth"]["copy_gib_per_s"] > 0
 
 
+def test_every_figure_is_a_median_of_at_least_three_runs_with_its_range(quick_result):
+    _, res = quick_result
+    assert res["repeats"] >= 3
+    g = res["games"]["traffic_jam"]
+    for v in g["vector"]:
+        for key in ("env", "kernel"):
+            lo, hi = v[f"{key}_range"]
+            assert lo <= v[f"{key}_steps_per_s"] <= hi
+    for kind in ("env()", "raw"):
+        lo, hi = g["aec"]["range"][kind]
+        assert lo <= g["aec"][kind] <= hi
+        lo, hi = res["peers"]["connect_four_v3"]["range"][kind]
+        assert lo <= res["peers"]["connect_four_v3"][kind] <= hi
+    assert "threading_choice" in res["machine"] and "load_before" in res
+
+
+def test_benchmark_prints_progress_as_it_goes(capsys):
+    from trafficenvs.bench.run import run
+
+    run(["traffic_jam"], quick=True, seconds=0.02, train=False)
+    err = capsys.readouterr().err
+    assert "traffic_jam: batch 256, 1 thread" in err and "done in" in err
+
+
+def test_benchmark_refuses_fewer_than_three_repeats(capsys):
+    with pytest.raises(SystemExit):
+        main(["traffic_jam", "--quick", "--repeats", "2"])
+    assert "at least 3" in capsys.readouterr().err
+
+
+def test_shared_machine_figure_starts_and_stops_its_competitor(monkeypatch):
+    """The load figure: 1 and 2 threads idle and with a busy process it starts itself,
+    the ratio 2 threads / 1 thread under load, what batch 1 and the AEC loop keep; the
+    competing process is gone afterwards."""
+    import numba
+
+    from trafficenvs.bench import load
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads")
+    started = []
+    real = load.busy_core
+
+    def spy():
+        cm = real()
+        proc = cm.__enter__()
+        started.append(proc)
+        assert proc.poll() is None  # running during the loaded runs
+
+        class Ctx:
+            def __enter__(self):
+                return proc
+
+            def __exit__(self, *exc):
+                return cm.__exit__(*exc)
+        return Ctx()
+
+    monkeypatch.setattr(load, "busy_core", spy)
+    res = load.shared_machine("traffic_jam", {"num_players": 2}, 0.02, 3, batches=(64, 300))
+    assert len(started) == 1 and started[0].poll() is not None
+    assert set(res["ratio_2t_1t_loaded"]) == {"64", "300"}
+    for cond in ("idle", "loaded"):
+        for key in ("vec 64 x1", "vec 64 x2", "vec 300 x1", "vec 300 x2", "vec 1",
+                    "aec env()"):
+            st = res[cond][key]
+            assert len(st["runs"]) == 3 and st["min"] <= st["median"] <= st["max"]
+    assert res["kept_under_load"]["vec 1"] > 0 and res["kept_under_load"]["aec env()"] > 0
+
+
 def test_quick_benchmark_draws_a_plot(quick_result):
     pytest.importorskip("matplotlib")  # part of the bench extra
     out, _ = quick_result

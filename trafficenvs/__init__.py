@@ -12,11 +12,14 @@ from elsewhere.
 from __future__ import annotations
 
 from trafficenvs._numba_cache import package_cache
+from trafficenvs.core.threads import configure_threading_layer, threading_report
+
+configure_threading_layer()  # before numba starts its pool: see core/threads.py
 
 with package_cache():
     from trafficenvs.core import driver  # noqa: F401  (compiled kernels: cache location)
 
-from trafficenvs.core.spec import GameSpec, specs
+from trafficenvs.core.spec import GameSpec, specs  # noqa: E402
 
 for _spec in specs():  # every game declared in a trafficenvs/<game>/spec.py
     _spec.load()
@@ -42,4 +45,4 @@ register_gymnasium()
 
 __version__ = "0.1.0"
 __all__ = ["make", "make_parallel", "make_vec", "make_game", "list_envs", "VecStep", "GameSpec",
-           "register_game", "specs", "__version__"]
+           "register_game", "specs", "threading_report", "__version__"]

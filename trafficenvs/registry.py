@@ -87,9 +87,14 @@ def make(
 
 
 def make_vec(env_id: str, *, num_envs: int, max_cycles: int | None = None,
-             **options: Any) -> TrafficVecEnv:
-    """A vectorised env: ``num_envs`` games of ``env_id`` stepped together."""
-    return TrafficVecEnv(make_game(env_id, **options), num_envs=num_envs, max_cycles=max_cycles)
+             num_threads: int | None = None, **options: Any) -> TrafficVecEnv:
+    """A vectorised env: ``num_envs`` games of ``env_id`` stepped together.
+
+    ``num_threads``: numba threads for this env's loops (1 = serial, None = numba's
+    current setting); see :class:`~trafficenvs.core.vector.TrafficVecEnv`.
+    """
+    return TrafficVecEnv(make_game(env_id, **options), num_envs=num_envs, max_cycles=max_cycles,
+                         num_threads=num_threads)
 
 
 def entry_points(name: str) -> tuple[Callable[..., AECEnv], Callable[..., AECEnv],

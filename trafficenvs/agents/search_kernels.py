@@ -22,6 +22,7 @@ from numba import njit, prange
 
 from trafficenvs.core.driver import _pick_legal
 from trafficenvs.core.rng import mix64, rng_next
+from trafficenvs.core.threads import batched
 from trafficenvs.core.verbs import (
     k_current_player,
     k_determinize,
@@ -130,6 +131,7 @@ def _shortlist(recs, cfg, i, seat, mask, top, nplayers, key, work, wmask, ret, g
     return kept
 
 
+@batched
 @njit(cache=True, parallel=True)
 def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, ret, out,
             values, gs, evs, top, keep, turns):
@@ -221,6 +223,7 @@ def _untried(first, sib, act, node, mask, bits):
     return -1
 
 
+@batched
 @njit(cache=True, parallel=True)
 def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, wmask, ret,
            parent, first, sib, act, mover, visits, value, avail, path, out, root_visits,

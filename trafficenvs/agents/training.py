@@ -107,9 +107,11 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run MaskablePPO training as ``cfg`` says; returns a summary (also saved as JSON).
 
     The env runs on ``cfg.env_threads`` numba threads (default one: a few hundred
-    games per step are little work, and idle OpenMP workers spin while torch
-    computes, taking the cores torch needs; on a busy 2-core machine training ran
-    about 10x slower with two). The caller's thread count is restored afterwards.
+    games per step are little work, below or near the batch where the env's loops
+    go parallel at all (``core/threads.py``), and torch wants the cores; with
+    numba's OpenMP layer, whose idle workers spin while torch computes, training on a
+    busy 2-core machine ran about 10x slower with two). The caller's thread count is
+    restored afterwards.
     """
     import numba
 

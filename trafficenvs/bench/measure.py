@@ -1,7 +1,9 @@
 """The measurements of one game: AEC loop, vectorised env, kernel-only, start-up, memory.
 
-Every rate is steps (single-player moves) per second of wall time. Each figure runs
-for ``seconds`` after a warm-up, so compile time never enters a rate; start-up
+Every rate is steps (single-player moves) per second of wall time. Each figure is the
+median of ``repeats`` (at least 3) timed runs of ``seconds`` each after an untimed
+warm-up, so compile time never enters a rate and one unlucky run does not make the
+figure; the JSON keeps the runs' min and max beside it (``*_range``). Start-up
 (import + first steps) is measured apart in new processes.
 """
 
@@ -18,16 +20,9 @@ from typing import Any
 import numpy as np
 
 
-def aec_loop(env: Any, seconds: float, seed: int = 0) -> float:
-    """Steps/s of the loop PettingZoo users write: ``agent_iter``, ``last``, masked
-    ``action_space.sample``, ``step``; games are reset until ``seconds`` have passed."""
+def _aec_games(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
+    """Play whole games for at least ``seconds``: (steps, wall time, next seed)."""
     steps = 0
-    # one untimed game first: anything not yet compiled (or loaded from the cache)
-    # compiles here, not inside the timed window
-    env.reset(seed=seed + 10**6)
-    for _agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     env.reset(seed=seed)
     for agent in env.possible_agents:
         env.action_space(agent).seed(seed)
@@ -39,21 +34,52 @@ def aec_loop(env: Any, seconds: float, seed: int = 0) -> float:
             action = None if term or trunc else env.action_space(agent).sample(obs["action_mask"])
             env.step(action)
             steps += 1
-        if time.perf_counter() > deadline:
-            break
         seed += 1
+        if time.perf_counter() > deadline:
+            return steps, time.perf_counter() - t0, seed
         env.reset(seed=seed)
-    return steps / (time.perf_counter() - t0)
 
 
-def bench_aec(game: str, options: dict, seconds: float) -> dict[str, float]:
-    """The AEC env with ``env()``-style wrappers and raw."""
+def _warm_aec(env: Any, seed: int) -> None:
+    # one untimed game first: anything not yet compiled (or loaded from the cache)
+    # compiles here, not inside the timed window
+    env.reset(seed=seed + 10**6)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def aec_loop(env: Any, seconds: float, seed: int = 0, repeats: int = 1) -> float | dict:
+    """Steps/s of the loop PettingZoo users write: ``agent_iter``, ``last``, masked
+    ``action_space.sample``, ``step``; games are reset until ``seconds`` have passed.
+
+    ``repeats=1``: the rate; more: :func:`stat` of the repeats (median, min, max)."""
+    _warm_aec(env, seed)
+    rates = []
+    for _ in range(repeats):
+        n, dt, seed = _aec_games(env, seconds, seed)
+        rates.append(n / dt)
+    return rates[0] if repeats == 1 else stat(rates)
+
+
+def stat(rates: list[float]) -> dict[str, Any]:
+    """Median, min and max of repeated rates (the median is the figure quoted)."""
+    r = sorted(float(x) for x in rates)
+    return {"median": float(np.median(r)), "min": r[0], "max": r[-1], "runs": r}
+
+
+def bench_aec(game: str, options: dict, seconds: float, repeats: int = 3) -> dict[str, Any]:
+    """The AEC env with ``env()``-style wrappers and raw: medians, and their ranges
+    under ``range``."""
     import trafficenvs
 
-    return {
-        "env()": aec_loop(trafficenvs.make(game, **options), seconds),
-        "raw": aec_loop(trafficenvs.make(game, wrapped=False, **options), seconds),
-    }
+    out: dict[str, Any] = {"range": {}}
+    for kind, wrapped in (("env()", True), ("raw", False)):
+        st = aec_loop(trafficenvs.make(game, wrapped=wrapped, **options), seconds,
+                      repeats=max(repeats, 2))
+        out[kind] = st["median"]
+        out["range"][kind] = [st["min"], st["max"]]
+    return out
 
 
 def _timed(fn, seconds: float) -> tuple[int, float]:
@@ -67,15 +93,25 @@ def _timed(fn, seconds: float) -> tuple[int, float]:
             return n, dt
 
 
-def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float) -> dict:
-    """Vectorised env with random legal actions drawn in numba, and kernel-only play."""
-    import numba
+def repeat_rate(fn, seconds: float, repeats: int) -> dict[str, Any]:
+    """:func:`stat` of ``repeats`` timed runs of ``fn`` (steps per call), after one
+    untimed call (caches, the thread pool)."""
+    fn()
+    rates = []
+    for _ in range(repeats):
+        n, dt = _timed(fn, seconds)
+        rates.append(n / dt)
+    return stat(rates)
 
+
+def vec_stepper(game: str, options: dict, batch: int, threads: int | None):
+    """A function that steps a fresh vectorised env ``20_000 // batch`` times (at least
+    once) with random legal actions drawn in numba, returning the steps taken, and the
+    env."""
     import trafficenvs
     from trafficenvs.core import driver
 
-    numba.set_num_threads(threads)
-    venv = trafficenvs.make_vec(game, num_envs=batch, **options)
+    venv = trafficenvs.make_vec(game, num_envs=batch, num_threads=threads, **options)
     out = venv.reset(seed=0)
     states = driver.rng_states(batch, 1)
     actions = np.zeros(batch, np.int64)
@@ -84,13 +120,21 @@ def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float
     def env_steps() -> int:
         nonlocal out
         for _ in range(calls):
-            driver.sample_legal(out.action_mask, states, actions)
+            driver.sample_legal(out.action_mask, states, actions, threads=threads)
             out = venv.step(actions)
         return calls * batch
 
-    env_steps()  # warm caches and the thread pool
-    n, dt = _timed(env_steps, seconds)
-    env_rate = n / dt
+    return env_steps, venv
+
+
+def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float,
+              repeats: int = 3) -> dict:
+    """Vectorised env with random legal actions drawn in numba, and kernel-only play,
+    on ``threads`` threads (the env's ``num_threads``)."""
+    from trafficenvs.core import driver
+
+    env_steps, venv = vec_stepper(game, options, batch, threads)
+    env = repeat_rate(env_steps, seconds, repeats)
     mask = np.zeros((batch, venv.num_actions), np.bool_)
     seeds = np.arange(batch, dtype=np.uint64)
     stride = np.uint64(batch)
@@ -98,14 +142,14 @@ def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float
 
     def kernel_steps() -> int:
         driver.play_random(venv.records, venv.game.cfg, seeds, stride, venv.num_players,
-                           per_call, mask)
+                           per_call, mask, threads=threads)
         return per_call * batch
 
-    kernel_steps()
-    n, dt = _timed(kernel_steps, seconds)
+    kernel = repeat_rate(kernel_steps, seconds, repeats)
     return {
-        "batch": batch, "threads": threads, "env_steps_per_s": env_rate,
-        "kernel_steps_per_s": n / dt,
+        "batch": batch, "threads": threads,
+        "env_steps_per_s": env["median"], "env_range": [env["min"], env["max"]],
+        "kernel_steps_per_s": kernel["median"], "kernel_range": [kernel["min"], kernel["max"]],
     }
 
 
@@ -146,16 +190,19 @@ print(json.dumps({{"import_s": t1 - t0, "first_steps_s": t2 - t1, "total_s": t2 
 """
 
 
-def bench_startup(game: str, options: dict, cold: bool = True) -> dict[str, Any]:
+def bench_startup(game: str, options: dict, cold: bool = True,
+                  filled: bool = False) -> dict[str, Any]:
     """Import + first vectorised and AEC steps in a new process.
 
     Cold: an empty numba cache (everything compiles); warm: a second process that
     finds the cache filled. Without ``cold`` only warm is measured, on the cache in
-    use (``--quick``).
+    use (``--quick``); ``filled`` says this process has already compiled (and so
+    cached) the game, which saves the process that would fill the cache.
     """
     code = _STARTUP.format(game=game, options=options)
     if not cold:
-        _subprocess(code)  # make sure the cache is filled
+        if not filled:
+            _subprocess(code)  # make sure the cache is filled
         return {"warm": _subprocess(code)}
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)

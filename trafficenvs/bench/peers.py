@@ -12,22 +12,27 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from trafficenvs.bench.measure import aec_loop
+from trafficenvs.bench.measure import aec_loop, stat
 
 
-def connect_four(seconds: float) -> dict[str, float] | None:
+def connect_four(seconds: float, repeats: int = 3) -> dict[str, Any] | None:
+    """Medians of ``repeats`` runs (ranges under ``range``), wrapped and raw."""
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError:
         return None
-    return {
-        "env()": aec_loop(connect_four_v3.env(), seconds),
-        "raw": aec_loop(connect_four_v3.raw_env(), seconds),
-    }
+    out: dict[str, Any] = {"range": {}}
+    for kind, make in (("env()", connect_four_v3.env), ("raw", connect_four_v3.raw_env)):
+        st = aec_loop(make(), seconds, repeats=max(2, repeats))
+        out[kind] = st["median"]
+        out["range"][kind] = [st["min"], st["max"]]
+    return out
 
 
-def pgx_connect_four(batches: tuple[int, ...], seconds: float) -> dict[str, Any] | None:
-    """Steps/s of pgx connect four at each batch size (compile time apart)."""
+def pgx_connect_four(batches: tuple[int, ...], seconds: float,
+                     repeats: int = 3) -> dict[str, Any] | None:
+    """Steps/s of pgx connect four at each batch size (compile time apart): the median
+    of ``repeats`` timed runs, with their range."""
     try:
         import jax
         import jax.numpy as jnp
@@ -56,15 +61,19 @@ def pgx_connect_four(batches: tuple[int, ...], seconds: float) -> dict[str, Any]
         state = step(state, a, keys)
         state.observation.block_until_ready()
         compile_s = time.perf_counter() - t0
-        n = 0
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            for _ in range(10):
-                key, sub = jax.random.split(key)
-                a, keys = act(sub, state)
-                state = step(state, a, keys)
-            state.observation.block_until_ready()
-            n += 10 * b
-        out["batches"][str(b)] = {"steps_per_s": n / (time.perf_counter() - t0),
+        rates = []
+        for _ in range(repeats):
+            n = 0
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < seconds:
+                for _ in range(10):
+                    key, sub = jax.random.split(key)
+                    a, keys = act(sub, state)
+                    state = step(state, a, keys)
+                state.observation.block_until_ready()
+                n += 10 * b
+            rates.append(n / (time.perf_counter() - t0))
+        st = stat(rates)
+        out["batches"][str(b)] = {"steps_per_s": st["median"], "range": [st["min"], st["max"]],
                                   "compile_s": compile_s}
     return out

@@ -29,6 +29,11 @@ def _vec(game: dict, batch: int, threads: int) -> dict | None:
     return None
 
 
+def _range(d: dict, kind: str) -> str:
+    r = d.get("range", {}).get(kind)
+    return f"({_m(r[0])}-{_m(r[1])})" if r else ""
+
+
 def headline(result: dict[str, Any], name: str) -> dict[str, Any]:
     """The figures the targets speak of, for one game."""
     g = result["games"][name]
@@ -79,9 +84,10 @@ def text_table(result: dict[str, Any]) -> str:
         st = g["startup"]
         cold = f"cold {st['cold']['total_s']:.1f} s, " if "cold" in st else ""
         lines.append(f"start-up (import + first steps): {cold}warm {st['warm']['total_s']:.2f} s")
-        for kind, rate in g["aec"].items():
+        for kind in ("env()", "raw"):
+            rate = g["aec"][kind]
             ref = f"  ({rate / c4[kind]:.2f}x connect_four_v3)" if c4 else ""
-            lines.append(f"AEC {kind:6s} {rate:>14,.0f}/s{ref}")
+            lines.append(f"AEC {kind:6s} {rate:>14,.0f}/s {_range(g['aec'], kind)}{ref}")
         lines.append(f"pure Python (NUMBA_DISABLE_JIT=1, batch 8): "
                      f"{g['nojit']['env_steps_per_s']:,.0f}/s")
         if "memory" in g:
@@ -89,10 +95,22 @@ def text_table(result: dict[str, Any]) -> str:
             lines.append(f"memory at batch {mem['batch']}: env arrays "
                          f"{mem['env_buffers_mib']:.0f} MiB, resident +{mem['env_rss_mib']:.0f} "
                          f"MiB, process peak {mem['peak_rss_mib']:.0f} MiB")
-        lines.append(f"{'batch':>6} {'threads':>7} {'env steps/s':>14} {'kernel-only':>14}")
+        lines.append(f"{'batch':>6} {'threads':>7} {'env steps/s':>14} {'(min-max)':>17} "
+                     f"{'kernel-only':>14}")
         for v in g["vector"]:
+            lo, hi = v.get("env_range", (v["env_steps_per_s"],) * 2)
             lines.append(f"{v['batch']:>6} {v['threads']:>7} {v['env_steps_per_s']:>14,.0f} "
-                         f"{v['kernel_steps_per_s']:>14,.0f}")
+                         f"{_m(lo):>8}-{_m(hi):<8} {v['kernel_steps_per_s']:>14,.0f}")
+        sm = g.get("shared_machine")
+        if sm:
+            r = sm["ratio_2t_1t_loaded"]
+            k = sm["kept_under_load"]
+            lines.append("one core busy: 2 threads / 1 thread "
+                         + ", ".join(f"batch {b} {x:.2f}" for b, x in r.items())
+                         + " (idle: " + ", ".join(f"{x:.2f}" for x in
+                                                   sm["ratio_2t_1t_idle"].values())
+                         + f"); kept under load: batch 1 {k['vec 1']:.2f}, "
+                           f"AEC env() {k['aec env()']:.2f}")
     return "\n".join(lines)
 
 

@@ -32,6 +32,7 @@ from numba import njit, prange
 
 from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.rng import rng_next
+from trafficenvs.core.threads import batched
 from trafficenvs.core.verbs import (
     k_current_player,
     k_init,
@@ -52,6 +53,7 @@ def _reset_row(rec, cfg, seed, nplayers):
         rec.reward[j] = 0.0
 
 
+@batched
 @njit(cache=True, parallel=True)
 def batch_reset(recs, cfg, seeds, nplayers, obs, mask, cur):
     """Start game ``i`` with ``seeds[i]``; write its first observation and mask."""
@@ -64,6 +66,7 @@ def batch_reset(recs, cfg, seeds, nplayers, obs, mask, cur):
         k_legal_mask(r, cfg[0], mask[i])
 
 
+@batched
 @njit(cache=True, parallel=True)
 def count_illegal(recs, cfg, actions, active):
     """Number of active rows whose action is illegal (checked before anything changes)."""
@@ -84,6 +87,7 @@ def illegal_rows(recs, cfg, actions, active):
     return out
 
 
+@batched
 @njit(cache=True, parallel=True)
 def batch_step(
     recs, cfg, actions, active, final_seat, seeds, seed_stride, max_moves, nplayers,
@@ -127,6 +131,7 @@ def batch_step(
         k_legal_mask(r, cfg[0], mask[i])
 
 
+@batched
 @njit(cache=True, parallel=True)
 def _batch_observe(recs, cfg, seats, out):
     """``out[i]`` = game ``i`` seen from seat ``seats[i]`` (e.g. a learner mid-game)."""
@@ -239,6 +244,7 @@ def _pick_legal(mask_row, bits):
     return -1
 
 
+@batched
 @njit(cache=True, parallel=True)
 def _sample_legal(mask, states, out):
     """Uniform random legal action per row of ``mask`` (bool ``(B, A)``, C-contiguous).
@@ -251,6 +257,7 @@ def _sample_legal(mask, states, out):
         out[i] = _pick_legal(mask[i], rng_next(states[i]))
 
 
+@batched
 @njit(cache=True, parallel=True)
 def _play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
     """Kernel-only play: ``steps`` random legal moves per row, no observation written.
@@ -419,12 +426,14 @@ def check_game_arrays(fn: str, recs: Any, cfg: Any) -> dict[str, Any] | None:
     return sizes
 
 
-def batch_observe(recs: np.ndarray, cfg: np.ndarray, seats: Any, out: np.ndarray) -> None:
+def batch_observe(recs: np.ndarray, cfg: np.ndarray, seats: Any, out: np.ndarray,
+                  threads: int | None = None) -> None:
     """``out[i]`` = game ``i`` seen from seat ``seats[i]`` (e.g. a learner mid-game).
 
     ``out`` is ``(B, obs_dim)`` of the game's observation dtype. Prefer
     ``TrafficVecEnv.observe``, which checks against its own game; here the row width
-    and seat range are checked when an env was made with this ``cfg``.
+    and seat range are checked when an env was made with this ``cfg``. ``threads``: see
+    :class:`~trafficenvs.core.threads.Batched` (None: numba's current setting).
     """
     sizes = check_game_arrays("batch_observe", recs, cfg)
     b = recs.shape[0]
@@ -438,10 +447,10 @@ def batch_observe(recs: np.ndarray, cfg: np.ndarray, seats: Any, out: np.ndarray
                              f"got {describe(out)}")
         out = check_out(out, "batch_observe: out", out.shape, np.dtype(np.uint8))
     if out.flags.c_contiguous:
-        _batch_observe(recs, cfg, seats, out)
+        _batch_observe(recs, cfg, seats, out, threads=threads)
     else:  # a strided view: write a contiguous copy, then into the view
         tmp = np.zeros(out.shape, out.dtype)
-        _batch_observe(recs, cfg, seats, tmp)
+        _batch_observe(recs, cfg, seats, tmp, threads=threads)
         out[...] = tmp
 
 
@@ -459,13 +468,15 @@ def _rng_records(states: Any, b: int, fn: str) -> np.ndarray:
     return states
 
 
-def sample_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> np.ndarray:
+def sample_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray,
+                 threads: int | None = None) -> np.ndarray:
     """Uniform random legal action per row of ``mask`` (bool ``(B, A)``).
 
     ``states`` is a ``(B,)`` array of RNG records (``rng_key``/``rng_ctr``, as made by
     :func:`rng_states`), one per row, so sampling is as reproducible as the games
     themselves; ``out`` is an int64 (or int32) array of shape ``(B,)``, written in
-    place and returned. Rows with no legal action get -1.
+    place and returned. Rows with no legal action get -1. ``threads``: as in
+    :func:`batch_observe`.
     """
     # this runs once per step of a sampling loop: the usual arguments pass on a few
     # attribute reads (dtype identity: numpy's built-in dtypes are singletons), and
@@ -482,7 +493,7 @@ def sample_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> np.nd
         mask, states = _check_sample_args(mask, states, out)
     if _NO_JIT:
         states = as_kernel_array(states)
-    _sample_legal(mask, states, out)
+    _sample_legal(mask, states, out, threads=threads)
     return out
 
 
@@ -503,12 +514,13 @@ def _check_sample_args(mask: Any, states: Any, out: Any) -> tuple[np.ndarray, np
 
 
 def play_random(recs: np.ndarray, cfg: np.ndarray, seeds: np.ndarray, seed_stride: Any,
-                nplayers: int, steps: int, mask: np.ndarray) -> int:
+                nplayers: int, steps: int, mask: np.ndarray, threads: int | None = None) -> int:
     """Kernel-only play: ``steps`` random legal moves per row, no observation written.
 
     The ceiling of the vectorised env; games auto-reset (row ``i`` restarts with seed
     ``seeds[i] + seed_stride``). ``mask`` is scratch space: bool ``(B, num_actions)``,
-    C-contiguous. Returns the number of games finished.
+    C-contiguous. Returns the number of games finished. ``threads``: as in
+    :func:`batch_observe`.
     """
     sizes = check_game_arrays("play_random", recs, cfg)
     b = recs.shape[0]
@@ -529,7 +541,8 @@ def play_random(recs: np.ndarray, cfg: np.ndarray, seeds: np.ndarray, seed_strid
     if not mask.flags.c_contiguous:
         raise ValueError("play_random: mask must be C-contiguous (scratch rows are read "
                          "8 bytes at a time)")
-    return _play_random(recs, cfg, seeds, np.uint64(stride), nplayers, steps, mask)
+    return _play_random(recs, cfg, seeds, np.uint64(stride), nplayers, steps, mask,
+                        threads=threads)
 
 
 def rng_states(n: int, seed: int) -> np.ndarray:

@@ -24,6 +24,7 @@ import numpy as np
 
 from trafficenvs.core import driver
 from trafficenvs.core.game import Game
+from trafficenvs.core.threads import max_threads
 
 _I64 = np.dtype(np.int64)
 
@@ -56,10 +57,24 @@ class VecStep:
 
 
 class TrafficVecEnv:
-    """``num_envs`` games of one configuration, stepped by compiled batched drivers."""
+    """``num_envs`` games of one configuration, stepped by compiled batched drivers.
 
-    def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None):
+    ``num_threads``: how many of numba's threads this env's loops use (1 = serial; None:
+    numba's current setting, all cores unless ``NUMBA_NUM_THREADS`` or
+    ``numba.set_num_threads`` says otherwise). It applies to this env's calls only.
+    Batches below :data:`~trafficenvs.core.threads.SERIAL_BELOW` rows always run
+    serially (the thread pool costs more than it gives there). On a machine where
+    another process (a learner) keeps a core busy, one thread per env process is often
+    as fast: see docs/architecture.md.
+    """
+
+    def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None,
+                 num_threads: int | None = None):
         num_envs = driver.check_int(num_envs, "num_envs", 1)
+        if num_threads is not None:
+            num_threads = driver.check_int(num_threads, "num_threads", 1, max_threads())
+        #: threads of this env's batched loops (None: numba's current setting)
+        self.num_threads = num_threads
         if max_cycles is None:
             max_cycles = game.default_max_cycles
         max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
@@ -106,7 +121,7 @@ class TrafficVecEnv:
         b = self._buf
         driver.batch_reset(
             self.records, self.game.cfg, self._seeds, self.num_players,
-            b.observation, b.action_mask, b.current_player,
+            b.observation, b.action_mask, b.current_player, threads=self.num_threads,
         )
         b.rewards[:] = 0
         b.terminated[:] = False
@@ -153,7 +168,7 @@ class TrafficVecEnv:
                       else driver.check_ints(final_seat, "final_seat", (n,), -1,
                                              self.num_players - 1))
         cfg = self.game.cfg
-        if driver.count_illegal(self.records, cfg, actions, active):
+        if driver.count_illegal(self.records, cfg, actions, active, threads=self.num_threads):
             bad = list(driver.illegal_rows(self.records, cfg, actions, active))
             out = [i for i in bad if not 0 <= actions[i] < self.num_actions]
             if out:
@@ -168,6 +183,7 @@ class TrafficVecEnv:
             self.records, cfg, actions, active, final_seat, self._seeds, np.uint64(n),
             self.max_moves, self.num_players, b.observation, b.action_mask, b.current_player,
             b.rewards, b.terminated, b.truncated, b.final_observation, b.final_records,
+            threads=self.num_threads,
         )
         return b
 
@@ -197,10 +213,12 @@ class TrafficVecEnv:
         else:
             out = driver.check_out(out, "out", shape, self.game.obs_dtype)
         if out.flags.c_contiguous:
-            driver._batch_observe(self.records, self.game.cfg, seats, out)  # noqa: SLF001
+            driver._batch_observe(self.records, self.game.cfg, seats, out,  # noqa: SLF001
+                                  threads=self.num_threads)
         else:
             tmp = np.zeros(shape, self.game.obs_dtype)
-            driver._batch_observe(self.records, self.game.cfg, seats, tmp)  # noqa: SLF001
+            driver._batch_observe(self.records, self.game.cfg, seats, tmp,  # noqa: SLF001
+                                  threads=self.num_threads)
             out[...] = tmp
         return out
 

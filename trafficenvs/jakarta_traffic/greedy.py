@@ -60,6 +60,7 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.core.threads import batched
 from trafficenvs.jakarta_traffic.board import follow
 from trafficenvs.jakarta_traffic.greedy_maze import (
     _honk_action,
@@ -397,6 +398,7 @@ def drive_targets(observation: np.ndarray) -> np.ndarray:
     return out
 
 
+@batched
 @njit(cache=True, parallel=True)
 def greedy_batch(obs, mask, cfg, exit_to, sc, out):
     """The greedy action of every row (one compiled loop over the batch); ``cfg`` is

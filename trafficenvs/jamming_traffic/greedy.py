@@ -65,6 +65,7 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.core.threads import batched
 from trafficenvs.jamming_traffic.greedy_estimate import (
     ALPHA,
     OPP_BLOCK,
@@ -251,6 +252,7 @@ SCRATCH_DTYPE = np.dtype([
 ], align=True)
 
 
+@batched
 @njit(cache=True, parallel=True)
 def greedy_batch(obs, mask, cfg_arr, N, recs, raw, scratch, out, stop_as_v0):
     """The greedy action of every row (one compiled loop over the batch)."""

@@ -37,6 +37,7 @@ from numba import njit, prange
 
 from trafficenvs.core.game import Game
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.core.threads import batched
 from trafficenvs.traffic_jam.kernels import current_player, observe
 from trafficenvs.traffic_jam.layout import (
     BALLOON,
@@ -195,6 +196,7 @@ def decide(ob, mrow, N, K, ktime, ktype, kcond, kjoy, off, hand, cnt, lam_unit, 
     return best_a
 
 
+@batched
 @njit(cache=True, parallel=True)
 def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, off, hand, cnt, lam_unit, q_type,
                  out):

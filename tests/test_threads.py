@@ -1,0 +1,220 @@
+"""Threads: the serial and parallel builds play the same games, an env's thread count
+is its own, and the package chooses numba's threading layer only when the user has not
+(core/threads.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+import trafficenvs
+from trafficenvs.core import driver, threads
+from trafficenvs.core.threads import SERIAL_BELOW, Batched
+
+GAMES = {"traffic_jam": {"num_players": 4}, "jamming_traffic": {"num_players": 4},
+         "jakarta_traffic": {"num_players": 3}}
+TWO = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+
+
+def _play(game: str, options: dict, batch: int, num_threads: int, steps: int):
+    """Random legal play from seed 3; every output of every step, as bytes."""
+    venv = trafficenvs.make_vec(game, num_envs=batch, num_threads=num_threads, **options)
+    out = venv.reset(seed=3)
+    states = driver.rng_states(batch, 9)
+    actions = np.zeros(batch, np.int64)
+    trace = []
+    for _ in range(steps):
+        driver.sample_legal(out.action_mask, states, actions, threads=num_threads)
+        out = venv.step(actions)
+        trace.append(b"".join(np.ascontiguousarray(getattr(out, f)).tobytes() for f in (
+            "observation", "action_mask", "current_player", "rewards", "terminated",
+            "truncated", "final_observation")))
+    seats = (np.arange(batch) % venv.num_players).astype(np.int64)
+    trace.append(venv.observe(seats).tobytes())
+    trace.append(venv.records.tobytes())
+    return trace
+
+
+@TWO
+@pytest.mark.parametrize("game", GAMES)
+def test_parallel_and_serial_builds_play_the_same_games(game):
+    """A batch big enough for the parallel build (2 threads) and the same batch on one
+    thread (the serial build) give identical observations, masks, rewards, ends and
+    records at every step, games finishing and restarting included."""
+    batch = SERIAL_BELOW + 37
+    steps = 400
+    assert _play(game, GAMES[game], batch, 2, steps) == _play(game, GAMES[game], batch, 1, steps)
+
+
+@TWO
+def test_batched_loop_picks_the_serial_build_below_the_threshold(monkeypatch):
+    calls = []
+
+    class Spy:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, *args):
+            calls.append(self.name)
+
+    loop = Batched.__new__(Batched)
+    loop.parallel, loop.serial, loop.costs = Spy("parallel"), Spy("serial"), {}
+    loop(np.zeros(SERIAL_BELOW - 1))
+    loop(np.zeros(SERIAL_BELOW), threads=1)
+    loop(np.zeros(SERIAL_BELOW), threads=2)
+    assert calls == ["serial", "serial", "parallel"]
+
+
+def _timed_loop(monkeypatch, serial_cost: float, parallel_cost: float):
+    """A Batched loop whose builds 'take' the given seconds per row on a fake clock."""
+    clock = [0.0]
+    monkeypatch.setattr(threads, "_clock", lambda: clock[0])
+    calls = []
+
+    def build(name, cost):
+        def run(x):
+            calls.append(name)
+            clock[0] += cost * len(x)
+        return run
+
+    loop = Batched.__new__(Batched)
+    loop.serial, loop.parallel = build("serial", serial_cost), build("parallel", parallel_cost)
+    loop.costs = {}
+    return loop, calls, clock
+
+
+@TWO
+@pytest.mark.parametrize("serial_cost, parallel_cost, faster", [(1.0, 3.0, "serial"),
+                                                                (3.0, 1.0, "parallel")])
+def test_large_batches_run_the_build_that_has_been_faster(monkeypatch, serial_cost,
+                                                          parallel_cost, faster):
+    """Above the threshold both builds are timed as they run; the faster one runs,
+    and the other is tried again every EXPLORE_EVERY calls (so the choice can change
+    when the machine's load does)."""
+    loop, calls, _ = _timed_loop(monkeypatch, serial_cost, parallel_cost)
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(4 + 10 * threads.EXPLORE_EVERY):
+        loop(rows, threads=2)
+    tail = calls[4:]
+    slower = {"serial": "parallel", "parallel": "serial"}[faster]
+    assert tail.count(slower) == 10 and tail.count(faster) == len(tail) - 10
+
+
+@TWO
+def test_the_choice_follows_a_change_of_load(monkeypatch):
+    loop, calls, _ = _timed_loop(monkeypatch, 1.0, 3.0)  # loaded: serial faster
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(100):
+        loop(rows, threads=2)
+    assert calls[-1] == "serial"
+    loop2, calls2, _ = _timed_loop(monkeypatch, 1.0, 0.5)  # the load went away
+    loop2.costs = loop.costs
+    for _ in range(8 * threads.EXPLORE_EVERY):
+        loop2(rows, threads=2)
+    assert calls2[-threads.EXPLORE_EVERY:].count("parallel") >= threads.EXPLORE_EVERY - 1
+
+
+@TWO
+def test_an_envs_thread_count_is_set_for_its_calls_and_put_back():
+    before = numba.get_num_threads()
+    seen = []
+
+    def probe(x):
+        seen.append(numba.get_num_threads())
+
+    loop = Batched.__new__(Batched)
+    loop.parallel = loop.serial = probe
+    loop.costs = {}
+    numba.set_num_threads(1)
+    try:
+        loop(np.zeros(SERIAL_BELOW), threads=2)
+        assert seen == [2] and numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(before)
+
+
+def test_every_batched_driver_has_a_serial_build_compiled_without_parallel():
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiled builds under NUMBA_DISABLE_JIT")
+    loops = [v for v in vars(driver).values() if isinstance(v, Batched)]
+    assert {lp.__name__ for lp in loops} >= {"batch_reset", "batch_step", "count_illegal",
+                                             "_batch_observe", "_sample_legal", "_play_random"}
+    for lp in loops:
+        assert lp.parallel.targetoptions.get("parallel")
+        assert not lp.serial.targetoptions.get("parallel")
+        # numba caches the builds in separate files (named by qualified name)
+        assert lp.serial.py_func.__qualname__ == lp.parallel.py_func.__qualname__ + "_serial"
+
+
+@pytest.mark.parametrize("bad, err", [(0, ValueError), (10**6, ValueError), ("2", TypeError),
+                                      (1.0, TypeError), (True, TypeError)])
+def test_make_vec_refuses_a_thread_count_it_cannot_use(bad, err):
+    with pytest.raises(err, match="num_threads"):
+        trafficenvs.make_vec("traffic_jam", num_envs=4, num_threads=bad)
+
+
+def test_make_vec_keeps_the_thread_count_it_was_given():
+    assert trafficenvs.make_vec("traffic_jam", num_envs=4, num_threads=1).num_threads == 1
+    assert trafficenvs.make_vec("traffic_jam", num_envs=4).num_threads is None
+
+
+_REPORT = """
+import json, numpy as np, trafficenvs
+v = trafficenvs.make_vec("traffic_jam", num_envs={b}, num_threads={t})
+o = v.reset(seed=0)
+v.step(np.array([np.flatnonzero(m)[0] for m in o.action_mask]))
+print(json.dumps(trafficenvs.threading_report()))
+"""
+
+
+def _report(env: dict, b: int = 512, t: int = 2) -> dict:
+    res = subprocess.run([sys.executable, "-c", _REPORT.format(b=b, t=t)], env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _clean_env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    env["NUMBA_NUM_THREADS"] = "2"
+    env.update(extra)
+    return env
+
+
+def test_the_users_threading_layer_is_kept():
+    rep = _report(_clean_env(NUMBA_THREADING_LAYER="workqueue"))
+    assert rep["running"] == "workqueue" and "user" in rep["why"]
+
+
+def test_tbb_is_chosen_when_the_tbb_package_is_installed():
+    try:
+        from importlib.metadata import version
+
+        version("tbb")
+    except Exception:
+        pytest.skip("the tbb package is not installed")
+    if sys.platform != "linux":
+        pytest.skip("the package loads pip's TBB itself only on Linux")
+    rep = _report(_clean_env())
+    assert rep["layer"] == "tbb" and rep["running"] == "tbb", rep
+
+
+def test_the_choice_sets_no_environment_variable_other_libraries_read():
+    """Nothing like OMP_WAIT_POLICY or NUMBA_THREADING_LAYER is put into os.environ
+    (torch's OpenMP reads the environment)."""
+    code = ("import os; before = dict(os.environ); import trafficenvs; "
+            "print(sorted(set(os.environ.items()) ^ set(before.items())))")
+    res = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True,
+                         text=True, timeout=600, check=True)
+    assert res.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_threading_report_names_the_layer_and_why():
+    rep = threads.threading_report()
+    assert set(rep) == {"layer", "why", "running"} and rep["why"]

@@ -1,0 +1,243 @@
+"""How the batched loops use threads: a serial build for small batches, and a
+threading layer that does not collapse when the machine is busy.
+
+Why (measured on a 2-core machine with one other process busy on a core, Traffic Jam,
+4 players, random play with observations): numba's default layer there is GNU OpenMP,
+whose threads spin at the end of each parallel region waiting for every peer; when
+one peer is descheduled the whole batch waits for it. Two threads then ran 10-1000x
+slower than one (batch 1: 42 vs 55k steps/s; batch 64: 2.7k vs 1.3M). Intel TBB
+(the ``tbb`` package) hands rows out by work stealing and sleeps idle workers, so a
+descheduled worker's share is taken by the others; it held 0.9-1.4x of one thread
+under the same load, and it is the layer numba calls both thread- and fork-safe. The
+``workqueue`` layer also holds under load, but aborts the process when two Python
+threads launch parallel loops at once.
+
+What the package does, once, before numba starts its thread pool:
+
+- the threading layer: TBB when the ``tbb`` package can be loaded (a pip-installed
+  TBB sits in ``<prefix>/lib``, which the loader does not search: it is loaded here by
+  its full path); otherwise numba's own choice. Nothing is changed when the user has
+  chosen (``NUMBA_THREADING_LAYER`` in the environment, or ``numba.config.
+  THREADING_LAYER`` set before import), or when numba's pool is already running. No
+  environment variable is set, so other libraries in the process (torch's OpenMP)
+  see exactly what the user gave them. :func:`threading_report` says what happened.
+- every batched loop (:class:`Batched`) has two compiled builds of one source: the
+  parallel one (``prange`` over rows) and a serial one (the same loop as a plain
+  ``range``). Batches of fewer than :data:`SERIAL_BELOW` rows, and callers that ask
+  for one thread, run the serial build: launching the pool costs more than it gives
+  there, and a serial loop never waits for a descheduled peer. Larger batches run
+  whichever build has been the faster per row lately (both are timed as they run,
+  the slower one tried again every :data:`EXPLORE_EVERY` calls): even TBB waits for
+  a descheduled worker's rows, and with one core busy Traffic Jam's short steps ran
+  at 0.71x of one thread on two without this choice.
+- a caller may ask for a thread count per call (``threads=k``; the vectorised env
+  passes its ``num_threads``): it is set for that call and put back after, so one
+  env's choice never changes another's or the user's own numba code.
+
+Rows are independent, so results are identical whichever build runs and on any
+thread count (tested).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+import types
+from importlib import metadata
+from typing import Any
+
+import numba
+
+#: batches with fewer rows run the serial build (measured: see docs/architecture.md)
+SERIAL_BELOW = 256
+
+_REPORT: dict[str, str] = {"layer": "not chosen yet", "why": "the package did not run yet"}
+
+
+def _pool_started() -> bool:
+    from numba.np.ufunc import parallel
+
+    return bool(getattr(parallel, "_is_initialized", False))
+
+
+def _load_tbb() -> str | None:
+    """Load the pip ``tbb`` package's ``libtbb`` by its full path (so numba's own
+    ``CDLL("libtbb.so.12")`` finds it loaded); the reason it cannot, or None."""
+    if sys.platform != "linux":
+        return None  # numba finds TBB on its own where it is installed system-wide
+    try:
+        files = metadata.files("tbb") or []
+    except metadata.PackageNotFoundError:
+        return "the tbb package is not installed"
+    libs = [f for f in files if f.name.startswith("libtbb.so.12")]
+    if not libs:
+        return "the tbb package has no libtbb.so.12"
+    try:
+        ctypes.CDLL(str(libs[0].locate()), mode=ctypes.RTLD_GLOBAL)
+    except OSError as err:
+        return f"libtbb could not be loaded ({err})"
+    return None
+
+
+def configure_threading_layer() -> dict[str, str]:
+    """Choose numba's threading layer for this process (see the module docstring);
+    returns :func:`threading_report`. Called by ``import trafficenvs``."""
+    from numba.core import config
+
+    if os.environ.get("NUMBA_THREADING_LAYER"):
+        _REPORT.update(layer=os.environ["NUMBA_THREADING_LAYER"],
+                       why="NUMBA_THREADING_LAYER set by the user")
+    elif str(config.THREADING_LAYER).lower() != "default":
+        _REPORT.update(layer=str(config.THREADING_LAYER),
+                       why="numba.config.THREADING_LAYER set by the user")
+    elif _pool_started():
+        _REPORT.update(layer=numba.threading_layer(),
+                       why="numba's thread pool was already running")
+    else:
+        problem = _load_tbb()
+        if problem is None:
+            try:
+                from numba.np.ufunc.parallel import _check_tbb_version_compatible
+
+                _check_tbb_version_compatible()
+                from numba.np.ufunc import tbbpool  # noqa: F401
+            except ImportError as err:
+                problem = str(err)
+        if problem is None:
+            config.THREADING_LAYER = "tbb"
+            _REPORT.update(layer="tbb", why="chosen by trafficenvs: holds under load")
+        else:
+            _REPORT.update(layer="numba's default",
+                           why=f"TBB unavailable ({problem}); install the tbb package "
+                               "or pass num_threads=1 on a busy machine")
+    return dict(_REPORT)
+
+
+def threading_report() -> dict[str, str]:
+    """Which threading layer the package chose and why (``layer``, ``why``), plus the
+    layer numba actually runs once its pool has started (``running``)."""
+    rep = dict(_REPORT)
+    rep["running"] = numba.threading_layer() if _pool_started() else "not started"
+    return rep
+
+
+def _current_threads() -> int:
+    """``numba.get_num_threads()`` in 0.15 instead of 1.6 microseconds: once the pool
+    runs, numba's own C getter (what ``get_num_threads`` calls after its checks)."""
+    from numba.np.ufunc import parallel
+
+    if getattr(parallel, "_is_initialized", False):
+        getter = getattr(parallel, "_get_num_threads", None)
+        if getter is not None:
+            n = int(getter())
+            if n > 0:
+                return n
+    return numba.get_num_threads()
+
+
+def max_threads() -> int:
+    """The most threads a batched loop may use: numba's pool size."""
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def serial_twin(dispatcher: Any) -> Any:
+    """The serial build of a ``parallel=True`` dispatcher: the same Python source
+    compiled without ``parallel`` (``prange`` is then ``range``). Its qualified name
+    gets a ``_serial`` suffix, so numba caches the two builds in separate files."""
+    if not isinstance(dispatcher, numba.core.registry.CPUDispatcher):
+        return dispatcher  # NUMBA_DISABLE_JIT: both builds are the Python function
+    f = dispatcher.py_func
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_serial",
+                           f.__defaults__, f.__closure__)
+    g.__qualname__ = f.__qualname__ + "_serial"
+    g.__module__ = f.__module__
+    g.__doc__ = f.__doc__
+    return numba.njit(cache=True)(g)
+
+
+#: every this many calls of a batched loop, the build that is not the faster one runs
+#: once, so the choice follows the machine's load (see :class:`Batched`)
+EXPLORE_EVERY = 32
+#: weight of the newest timing in a build's running cost per row
+ALPHA = 0.25
+
+_clock = time.perf_counter
+
+
+class Batched:
+    """A batched compiled loop (``prange`` over the rows of its first argument) with
+    its serial build; calling it picks the build.
+
+    ``loop(*args, threads=k)``: ``k`` threads for this call (1 = serial), ``None`` for
+    numba's current setting. Arguments go to the compiled loop unchanged.
+
+    Batches below :data:`SERIAL_BELOW` rows, and one thread, run the serial build.
+    Above, the loop times both builds as they run (a running mean of seconds per row,
+    per kind of first argument and thread count, the first call of each build left out:
+    it may compile) and runs the faster; every :data:`EXPLORE_EVERY`-th call runs the
+    other one, so the choice follows the load. On an idle machine the parallel build
+    wins at large batches (Traffic Jam at batch 4096: 1.8x one thread); when another
+    process keeps a core busy, a parallel region waits for a descheduled worker's rows,
+    and the serial build can be the faster (Traffic Jam, one core busy: 2 threads 0.71x
+    of one without this choice). Both builds compute the same result, so the choice
+    never changes a game.
+    """
+
+    def __init__(self, dispatcher: Any):
+        self.parallel = dispatcher
+        self.serial = serial_twin(dispatcher)
+        self.__wrapped__ = dispatcher
+        self.__name__ = getattr(dispatcher, "__name__", "batched")
+        self.__doc__ = getattr(dispatcher, "__doc__", None)
+        #: (dtype of the first argument, threads) -> [serial s/row, parallel s/row,
+        #: serial calls, parallel calls, calls]; 0.0 = not measured yet
+        self.costs: dict[tuple[Any, int], list[float]] = {}
+
+    def __call__(self, *args: Any, threads: int | None = None) -> Any:
+        rows = len(args[0])
+        if threads == 1 or rows < SERIAL_BELOW:
+            return self.serial(*args)
+        now = _current_threads()
+        t = now if threads is None else threads
+        if t <= 1:
+            return self.serial(*args)
+        key = (getattr(args[0], "dtype", None), t)
+        st = self.costs.get(key)
+        if st is None:
+            st = self.costs[key] = [0.0, 0.0, 0, 0, 0]
+        st[4] += 1
+        if st[3] < 2:  # the parallel build's first calls: compile, then a first timing
+            par = True
+        elif st[2] < 2:
+            par = False
+        else:
+            par = st[1] <= st[0]
+            if st[4] % EXPLORE_EVERY == 0:
+                par = not par
+        t0 = _clock()
+        if not par:
+            out = self.serial(*args)
+        elif t == now:
+            out = self.parallel(*args)
+        else:
+            numba.set_num_threads(t)
+            try:
+                out = self.parallel(*args)
+            finally:
+                numba.set_num_threads(now)
+        cost = (_clock() - t0) / rows
+        i = 1 if par else 0
+        st[2 + i] += 1
+        if st[2 + i] > 1:  # the first call of a build may have compiled it
+            st[i] = cost if st[i] == 0.0 else st[i] + ALPHA * (cost - st[i])
+        return out
+
+    def __repr__(self) -> str:
+        return f"<batched loop {self.__name__} (parallel and serial builds)>"
+
+
+def batched(dispatcher: Any) -> Batched:
+    """Decorator: ``@batched`` over ``@njit(cache=True, parallel=True)``."""
+    return Batched(dispatcher)
