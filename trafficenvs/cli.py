@@ -51,8 +51,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="stop after this many moves (default: the whole game)")
     r.add_argument("--scale", type=float, default=1.0, help="frame size factor (0.5 halves)")
 
-    add_train_args(sub.add_parser("train", help="train a MaskablePPO agent with self-play",
-                                  formatter_class=fmt))
+    t = sub.add_parser("train", help="train a MaskablePPO agent with self-play",
+                       formatter_class=fmt)
+    add_train_args(t)
+    # the Ray RLlib backend (trafficenvs.rllib, docs/rllib.md)
+    t.add_argument("--backend", choices=["sb3", "rllib"], default="sb3",
+                   help="sb3: MaskablePPO in this process; rllib: PPO on Ray RLlib env runners")
+    t.add_argument("--num-env-runners", type=positive_int, default=2,
+                   help="rllib: env runner processes playing the games")
+    t.add_argument("--address", default=None,
+                   help="rllib: Ray cluster to join (e.g. auto or ray://HOST:10001); "
+                        "default: a local Ray")
     add_arena_args(sub.add_parser("arena", help="play agents against each other, rate them",
                                   formatter_class=fmt))
     sub.add_parser("bench", help="throughput benchmarks (see `trafficenvs bench -h`)",
@@ -64,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bench_main(argv[1:])
     args = parser.parse_args(argv)
     try:
+        if args.command == "train" and args.backend == "rllib":
+            from trafficenvs.rllib.training import run_from_args
+
+            return run_from_args(args)
         if args.command in ("train", "arena"):
             return args.run(args)
         if args.command == "list":
