@@ -477,3 +477,18 @@ def test_finished_jamming_games_are_accepted(options):
             env.load_state_dict(json.loads(json.dumps(s)))
             assert env.state_dict() == s
     assert finished
+
+
+@pytest.mark.parametrize("game", ["traffic_jam", "jamming_traffic"])
+@pytest.mark.parametrize("key, value, err", [("num_players", 2.0, TypeError),
+                                             ("num_players", True, TypeError),
+                                             ("game", 7, TypeError)])
+def test_the_header_is_not_coerced(game, key, value, err):
+    """``num_players: 2.0`` (or ``true``) is not a player count, even where it compares
+    equal to one; the error names the key."""
+    env = trafficenvs.make_vec(game, num_envs=1, num_players=2)
+    env.reset(seed=0)
+    state = env.state_dict(0)
+    state[key] = value
+    with pytest.raises(err, match=key):
+        env.load_state_dict(0, state)

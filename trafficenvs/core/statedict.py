@@ -125,9 +125,12 @@ class StateReader:
         if unknown or missing:
             raise StateDictError(f"state dict: unknown keys {unknown}, missing {missing}")
         self.state = state
+        if not isinstance(state["game"], str):
+            raise _type_error("game", "a str", state["game"])
         if state["game"] != game:
             raise StateDictError(f"state dict: game: state is of game {state['game']!r}, "
                                  f"not {game!r}")
+        read_int(state["num_players"], "num_players")  # 2.0 or True is not a count
         if state["num_players"] != num_players:
             raise StateDictError(f"state dict: num_players: state has {state['num_players']} "
                                  f"players, this env {num_players}")
