@@ -164,3 +164,36 @@ def test_the_search_tables_in_the_docs_are_the_committed_results():
         text = (root / page).read_text()
         block = text.split(START, 1)[1].split(END, 1)[0].strip()
         assert block == markdown(sel), f"{page}: run python -m benchmarks.search --docs"
+
+
+def test_the_competing_process_stops_when_the_harness_is_killed():
+    """A benchmark killed mid-way (Ctrl-C, kill) must not leave a core spinning."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not os.path.isdir("/proc"):
+        pytest.skip("reads the process table from /proc")
+    code = ("import time\nfrom trafficenvs.bench.load import busy_core\n"
+            "with busy_core() as p:\n    print(p.pid, flush=True)\n    time.sleep(60)\n")
+    harness = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        spinner = int(harness.stdout.readline())
+        os.kill(harness.pid, signal.SIGKILL)  # no finally block runs
+        harness.wait(timeout=10)
+        for _ in range(100):
+            try:
+                with open(f"/proc/{spinner}/stat") as f:
+                    state = f.read().split()[2]
+            except FileNotFoundError:
+                break
+            if state == "Z":
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(spinner, signal.SIGKILL)
+            raise AssertionError("the competing process outlived the harness")
+    finally:
+        harness.kill()

@@ -99,11 +99,27 @@ def test_large_batches_run_the_build_that_has_been_faster(monkeypatch, serial_co
     when the machine's load does)."""
     loop, calls, _ = _timed_loop(monkeypatch, serial_cost, parallel_cost)
     rows = np.zeros(SERIAL_BELOW)
-    for _ in range(4 + 10 * threads.EXPLORE_EVERY):
+    warm = 6  # three calls of each build, the first after a switch not timed
+    for _ in range(warm + 10 * threads.EXPLORE_EVERY):
         loop(rows, threads=2)
-    tail = calls[4:]
+    assert calls[:warm] == ["parallel"] * 3 + ["serial"] * 3
+    tail = calls[warm:]
     slower = {"serial": "parallel", "parallel": "serial"}[faster]
-    assert tail.count(slower) == 10 and tail.count(faster) == len(tail) - 10
+    assert tail.count(slower) == 10 * threads.EXPLORE_BURST
+    # the other build runs in bursts, never alone
+    runs = "".join("s" if c == slower else "." for c in tail).split(".")
+    assert {len(r) for r in runs if r} == {threads.EXPLORE_BURST}
+
+
+def test_each_batch_size_keeps_its_own_timings(monkeypatch):
+    """Envs of different sizes share a compiled loop but not its timings (the faster
+    build at 256 rows need not be the faster at 4096)."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 numba threads")
+    loop, _, _ = _timed_loop(monkeypatch, 1.0, 3.0)
+    loop(np.zeros(SERIAL_BELOW), threads=2)
+    loop(np.zeros(4 * SERIAL_BELOW), threads=2)
+    assert {k[1] for k in loop.costs} == {SERIAL_BELOW, 4 * SERIAL_BELOW}
 
 
 @TWO
@@ -117,7 +133,8 @@ def test_the_choice_follows_a_change_of_load(monkeypatch):
     loop2.costs = loop.costs
     for _ in range(8 * threads.EXPLORE_EVERY):
         loop2(rows, threads=2)
-    assert calls2[-threads.EXPLORE_EVERY:].count("parallel") >= threads.EXPLORE_EVERY - 1
+    last = calls2[-threads.EXPLORE_EVERY:]
+    assert last.count("parallel") == threads.EXPLORE_EVERY - threads.EXPLORE_BURST
 
 
 @TWO

@@ -15,6 +15,7 @@ the ratio 2 threads / 1 thread under load (the target: at least 0.9), and what b
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -24,14 +25,16 @@ from typing import Any
 
 from trafficenvs.bench.measure import _aec_games, _timed, _warm_aec, stat, vec_stepper
 
-#: the competing process: a pure-Python spin loop (one core, no memory traffic)
-SPIN = "while True:\n    pass\n"
+#: the competing process: a pure-Python spin loop (one core, no memory traffic) that
+#: stops by itself when the harness is gone (killed, so it could not stop it)
+SPIN = ("import os, sys\nparent = int(sys.argv[1])\nwhile os.getppid() == parent:\n"
+        "    for _ in range(100_000):\n        pass\n")
 
 
 @contextmanager
 def busy_core() -> Iterator[subprocess.Popen]:
     """A process keeping one core busy for the duration of the block."""
-    proc = subprocess.Popen([sys.executable, "-c", SPIN])
+    proc = subprocess.Popen([sys.executable, "-c", SPIN, str(os.getpid())])
     time.sleep(0.3)  # let the scheduler give it its core
     try:
         yield proc

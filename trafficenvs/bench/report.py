@@ -114,26 +114,54 @@ def text_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _mr(v: dict, key: str = "env") -> str:
+    """A vectorised figure as ``median (min-max)``."""
+    lo, hi = v.get(f"{key}_range", (None, None))
+    med = v[f"{key}_steps_per_s"]
+    return f"{_m(med)}/s ({_m(lo)}-{_m(hi)})" if lo is not None else f"{_m(med)}/s"
+
+
 def markdown_table(result: dict[str, Any]) -> str:
+    """The README's tables: throughput (medians with the runs' range), and, when the
+    run has it, the shared-machine figure."""
     m = result["machine"]
     c4 = result["peers"].get("connect_four_v3")
     pgx = result["peers"].get("pgx_connect_four")
     rows = [
         "| game | vectorised env, batch 4096, 2 threads | kernel-only | vs pgx connect four "
-        "| AEC `env()` | vs PettingZoo connect four | pure Python | record | observation "
-        "| start-up warm |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| AEC `env()` | vs PettingZoo connect four | pure Python | record | obs + mask "
+        "per step | of copy bandwidth | start-up warm |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, g in result["games"].items():
         h = headline(result, name)
+        best = max(g["vector"], key=lambda v: (v["batch"] == 4096, v["threads"]))
         warm = g["startup"]["warm"]["total_s"]
         rows.append(
-            f"| {name} | {_m(h['vec_4096'])}/s | {_m(h['kernel_4096'])}/s | "
-            f"{_x(h.get('vec_vs_pgx'))} | {_m(h['aec_env'])}/s | "
+            f"| {name} | {_mr(best)} | {_m(h['kernel_4096'])}/s | "
+            f"{_x(h.get('vec_vs_pgx'))} | {_m(h['aec_env'])}/s {_range(g['aec'], 'env()')} | "
             f"{_x(h.get('aec_vs_c4'))} | {_m(h['nojit'])}/s | "
-            f"{g['sizes']['record_bytes']} B | "
-            f"{g['sizes'].get('obs_bytes_per_step', 4 * g['sizes']['obs_dim'])} B | {warm:.2f} s |"
+            f"{g['sizes']['record_bytes']} B | {g['sizes']['obs_mask_bytes_per_step']} B | "
+            f"{100 * h['obs_mask_share_of_copy_bw']:.0f}% | {warm:.2f} s |"
         )
+    loaded = [(n, g["shared_machine"]) for n, g in result["games"].items()
+              if "shared_machine" in g]
+    if loaded:
+        rows += ["", "With one core kept busy by a process the harness starts (medians; "
+                 "1 and 2 threads alternate):", "",
+                 "| game | batch 64: 1 / 2 threads | 2 / 1 | batch 4096: 1 / 2 threads | 2 / 1 "
+                 "| idle 2 / 1 (batch 64, 4096) | batch 1 kept | AEC `env()` kept |",
+                 "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+        for name, sm in loaded:
+            ld = sm["loaded"]
+            r = sm["ratio_2t_1t_loaded"]
+            k = sm["kept_under_load"]
+            idle = ", ".join(f"{x:.2f}" for x in sm["ratio_2t_1t_idle"].values())
+            rows.append(
+                f"| {name} | {_m(ld['vec 64 x1']['median'])} / {_m(ld['vec 64 x2']['median'])} "
+                f"| {r['64']:.2f} | {_m(ld['vec 4096 x1']['median'])} / "
+                f"{_m(ld['vec 4096 x2']['median'])} | {r['4096']:.2f} | {idle} | "
+                f"{k['vec 1']:.2f} | {k['aec env()']:.2f} |")
     peers = []
     if c4:
         peers.append(f"PettingZoo `connect_four_v3` AEC `env()` loop {_m(c4['env()'])}/s")
@@ -149,8 +177,15 @@ def markdown_table(result: dict[str, Any]) -> str:
             f"{r['trafficenvs_vecenv']['learner_steps_per_s']:,.0f} learner steps/s with our "
             f"VecEnv vs {r['pettingzoo_tutorial']['learner_steps_per_s']:,.0f} by PettingZoo's "
             f"tutorial route ({tr['speedup']:.1f}x)")
+    load = result.get("load_before")
+    reps = result.get("repeats", 1)
     note = (f"\n\nMeasured {m['date']} on {m['cpu']} ({m['cores']} cores), Python "
-            f"{m['python']}, numba {m['numba']}; same run: " + "; ".join(peers) + ".")
+            f"{m['python']}, numba {m['numba']} ({m['threading_layer']} layer); every figure "
+            f"the median of {reps} timed runs of {result['seconds_per_figure']:g} s, the "
+            f"range in brackets"
+            + (f"; load average {load[0]:.2f} at the start" if load else "")
+            + (f", whole run {result['wall_s']:.0f} s" if "wall_s" in result else "")
+            + "; same run: " + "; ".join(peers) + ".")
     return "\n".join(rows) + note
 
 

@@ -27,7 +27,7 @@ What the package does, once, before numba starts its thread pool:
   for one thread, run the serial build: launching the pool costs more than it gives
   there, and a serial loop never waits for a descheduled peer. Larger batches run
   whichever build has been the faster per row lately (both are timed as they run,
-  the slower one tried again every :data:`EXPLORE_EVERY` calls): even TBB waits for
+  the slower one tried again for a few calls every :data:`EXPLORE_EVERY` calls): even TBB waits for
   a descheduled worker's rows, and with one core busy Traffic Jam's short steps ran
   at 0.71x of one thread on two without this choice.
 - a caller may ask for a thread count per call (``threads=k``; the vectorised env
@@ -158,8 +158,10 @@ def serial_twin(dispatcher: Any) -> Any:
 
 
 #: every this many calls of a batched loop, the build that is not the faster one runs
-#: once, so the choice follows the machine's load (see :class:`Batched`)
-EXPLORE_EVERY = 32
+#: :data:`EXPLORE_BURST` calls in a row, so the choice follows the machine's load (see
+#: :class:`Batched`)
+EXPLORE_EVERY = 64
+EXPLORE_BURST = 4
 #: weight of the newest timing in a build's running cost per row
 ALPHA = 0.25
 
@@ -175,14 +177,16 @@ class Batched:
 
     Batches below :data:`SERIAL_BELOW` rows, and one thread, run the serial build.
     Above, the loop times both builds as they run (a running mean of seconds per row,
-    per kind of first argument and thread count, the first call of each build left out:
-    it may compile) and runs the faster; every :data:`EXPLORE_EVERY`-th call runs the
-    other one, so the choice follows the load. On an idle machine the parallel build
-    wins at large batches (Traffic Jam at batch 4096: 1.8x one thread); when another
-    process keeps a core busy, a parallel region waits for a descheduled worker's rows,
-    and the serial build can be the faster (Traffic Jam, one core busy: 2 threads 0.71x
-    of one without this choice). Both builds compute the same result, so the choice
-    never changes a game.
+    per kind of first argument, number of rows and thread count) and runs the faster;
+    every :data:`EXPLORE_EVERY` calls the other one runs :data:`EXPLORE_BURST` calls in
+    a row, so the choice follows the load. The first call after a switch is not
+    counted: it may compile, and it pays for moving rows between the cores' caches,
+    which a steady run of that build does not. On an idle machine the parallel build
+    wins at large batches (Traffic Jam at batch 4096: 1.5-1.8x one thread); when
+    another process keeps a core busy, a parallel region waits for a descheduled
+    worker's rows and the serial build can be the faster (Traffic Jam, one core busy:
+    2 threads 0.71x of one without this choice). Both builds compute the same result,
+    so the choice never changes a game.
     """
 
     def __init__(self, dispatcher: Any):
@@ -191,9 +195,10 @@ class Batched:
         self.__wrapped__ = dispatcher
         self.__name__ = getattr(dispatcher, "__name__", "batched")
         self.__doc__ = getattr(dispatcher, "__doc__", None)
-        #: (dtype of the first argument, threads) -> [serial s/row, parallel s/row,
-        #: serial calls, parallel calls, calls]; 0.0 = not measured yet
-        self.costs: dict[tuple[Any, int], list[float]] = {}
+        #: (dtype of the first argument, rows, threads) -> [serial s/row, parallel
+        #: s/row, serial timings, parallel timings, calls, burst calls left, last
+        #: build (1 parallel, 0 serial, -1 none)]; a cost of 0.0 is not measured yet
+        self.costs: dict[tuple[Any, int, int], list[float]] = {}
 
     def __call__(self, *args: Any, threads: int | None = None) -> Any:
         rows = len(args[0])
@@ -203,19 +208,23 @@ class Batched:
         t = now if threads is None else threads
         if t <= 1:
             return self.serial(*args)
-        key = (getattr(args[0], "dtype", None), t)
+        key = (getattr(args[0], "dtype", None), rows, t)
         st = self.costs.get(key)
         if st is None:
-            st = self.costs[key] = [0.0, 0.0, 0, 0, 0]
+            st = self.costs[key] = [0.0, 0.0, 0, 0, 0, 0, -1]
         st[4] += 1
-        if st[3] < 2:  # the parallel build's first calls: compile, then a first timing
+        if st[5] > 0:  # inside an exploration burst
+            st[5] -= 1
+            par = st[6] == 1
+        elif st[3] < 2:  # first the parallel build until it has two timings
             par = True
-        elif st[2] < 2:
+        elif st[2] < 2:  # then the serial one
             par = False
         else:
             par = st[1] <= st[0]
             if st[4] % EXPLORE_EVERY == 0:
                 par = not par
+                st[5] = EXPLORE_BURST - 1
         t0 = _clock()
         if not par:
             out = self.serial(*args)
@@ -229,9 +238,10 @@ class Batched:
                 numba.set_num_threads(now)
         cost = (_clock() - t0) / rows
         i = 1 if par else 0
-        st[2 + i] += 1
-        if st[2 + i] > 1:  # the first call of a build may have compiled it
+        if st[6] == i:  # not the first call after a switch (or the very first)
+            st[2 + i] += 1
             st[i] = cost if st[i] == 0.0 else st[i] + ALPHA * (cost - st[i])
+        st[6] = i
         return out
 
     def __repr__(self) -> str:
