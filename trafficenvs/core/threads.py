@@ -26,8 +26,9 @@ What the package does, once, before numba starts its thread pool:
   ``range``). Batches of fewer than :data:`SERIAL_BELOW` rows, and callers that ask
   for one thread, run the serial build: launching the pool costs more than it gives
   there, and a serial loop never waits for a descheduled peer. Larger batches run
-  whichever build has been the faster per row lately (both are timed as they run,
-  the slower one tried again for a few calls every :data:`EXPLORE_EVERY` calls): even TBB waits for
+  whichever build has been the faster per row lately (both are timed as they run;
+  the slower one is tried again for a few calls, at first after :data:`EXPLORE_EVERY`
+  calls, then at doubling intervals while the trials confirm the choice): even TBB waits for
   a descheduled worker's rows, and with one core busy Traffic Jam's short steps ran
   at 0.71x of one thread on two without this choice.
 - a caller may ask for a thread count per call (``threads=k``; the vectorised env
@@ -162,6 +163,9 @@ def serial_twin(dispatcher: Any) -> Any:
 #: :class:`Batched`)
 EXPLORE_EVERY = 64
 EXPLORE_BURST = 4
+#: an exploration that confirms the choice doubles the wait before the next one, up to
+#: this many calls (a trial of the slower build under load can cost 3-4x a call)
+EXPLORE_MAX = 1024
 #: weight of the newest timing in a build's running cost per row
 ALPHA = 0.25
 
@@ -178,8 +182,10 @@ class Batched:
     Batches below :data:`SERIAL_BELOW` rows, and one thread, run the serial build.
     Above, the loop times both builds as they run (a running mean of seconds per row,
     per kind of first argument, number of rows and thread count) and runs the faster;
-    every :data:`EXPLORE_EVERY` calls the other one runs :data:`EXPLORE_BURST` calls in
-    a row, so the choice follows the load. The first call after a switch is not
+    after :data:`EXPLORE_EVERY` calls the other one runs :data:`EXPLORE_BURST` calls in
+    a row, so the choice follows the load; a trial that confirms the choice doubles the
+    wait before the next (up to :data:`EXPLORE_MAX` calls), one that changes it starts
+    again from :data:`EXPLORE_EVERY`. The first call after a switch is not
     counted: it may compile, and it pays for moving rows between the cores' caches,
     which a steady run of that build does not. On an idle machine the parallel build
     wins at large batches (Traffic Jam at batch 4096: 1.5-1.8x one thread); when
@@ -197,7 +203,9 @@ class Batched:
         self.__doc__ = getattr(dispatcher, "__doc__", None)
         #: (dtype of the first argument, rows, threads) -> [serial s/row, parallel
         #: s/row, serial timings, parallel timings, calls, burst calls left, last
-        #: build (1 parallel, 0 serial, -1 none)]; a cost of 0.0 is not measured yet
+        #: build (1 parallel, 0 serial, -1 none), call of the next trial (0 not set,
+        #: -1 in a trial), calls between trials, choice before the trial]; a cost of
+        #: 0.0 is not measured yet
         self.costs: dict[tuple[Any, int, int], list[float]] = {}
 
     def __call__(self, *args: Any, threads: int | None = None) -> Any:
@@ -211,9 +219,9 @@ class Batched:
         key = (getattr(args[0], "dtype", None), rows, t)
         st = self.costs.get(key)
         if st is None:
-            st = self.costs[key] = [0.0, 0.0, 0, 0, 0, 0, -1]
+            st = self.costs[key] = [0.0, 0.0, 0, 0, 0, 0, -1, 0, EXPLORE_EVERY, -1]
         st[4] += 1
-        if st[5] > 0:  # inside an exploration burst
+        if st[5] > 0:  # inside a trial of the other build
             st[5] -= 1
             par = st[6] == 1
         elif st[3] < 2:  # first the parallel build until it has two timings
@@ -222,9 +230,13 @@ class Batched:
             par = False
         else:
             par = st[1] <= st[0]
-            if st[4] % EXPLORE_EVERY == 0:
+            if st[7] == 0:
+                st[7] = st[4] + st[8]
+            elif 0 < st[7] <= st[4]:  # a trial: the other build, EXPLORE_BURST calls
+                st[9] = 1 if par else 0
                 par = not par
                 st[5] = EXPLORE_BURST - 1
+                st[7] = -1
         t0 = _clock()
         if not par:
             out = self.serial(*args)
@@ -242,6 +254,10 @@ class Batched:
             st[2 + i] += 1
             st[i] = cost if st[i] == 0.0 else st[i] + ALPHA * (cost - st[i])
         st[6] = i
+        if st[7] == -1 and st[5] == 0:  # a trial ended: when is the next one
+            same = (1 if st[1] <= st[0] else 0) == st[9]
+            st[8] = min(2 * st[8], EXPLORE_MAX) if same else EXPLORE_EVERY
+            st[7] = st[4] + st[8]
         return out
 
     def __repr__(self) -> str:
