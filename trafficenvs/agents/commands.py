@@ -20,14 +20,25 @@ def positive_int(text: str) -> int:
     return v
 
 
+def nonneg_int(text: str) -> int:
+    """An argparse type: an int of at least 0."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {v}")
+    return v
+
+
 def add_train_args(p: argparse.ArgumentParser) -> None:
     from trafficenvs.agents.training import TrainConfig
 
     d = TrainConfig(game="")
     p.add_argument("game", help="e.g. traffic_jam")
     p.add_argument("--players", type=positive_int, default=d.players, help="seats per game")
-    p.add_argument("--timesteps", type=positive_int, default=d.timesteps,
-                   help="learner decisions to train for")
+    p.add_argument("--timesteps", type=nonneg_int, default=d.timesteps,
+                   help="learner decisions of PPO (0: only distil the --teacher)")
     p.add_argument("--opponents", default=d.opponents,
                    help="comma list of random, greedy, self, ppo:PATH, flatmc[:...], "
                         "mcts[:...] (equal shares of games)")
@@ -62,6 +73,16 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="reward points as they are scored, on top of the result")
     p.add_argument("--init", default=None, metavar="PATH",
                    help="start from this checkpoint's weights (continue a run)")
+    p.add_argument("--teacher", default=d.teacher, metavar="AGENT",
+                   help="distil this agent (greedy, flatmc:..., mcts:...) into the network "
+                        "before PPO (agents/distill.py)")
+    p.add_argument("--teacher-decisions", type=positive_int, default=d.teacher_decisions,
+                   help="teacher-labelled decisions per distillation round")
+    p.add_argument("--teacher-rounds", type=positive_int, default=d.teacher_rounds,
+                   help="distillation rounds (after the first the student plays half the "
+                        "decisions: DAgger)")
+    p.add_argument("--teacher-epochs", type=positive_int, default=d.teacher_epochs,
+                   help="passes over the demonstrations per round")
     p.add_argument("--threads", type=positive_int, default=d.torch_threads, help="torch threads")
     p.add_argument("--env-threads", type=positive_int, default=d.env_threads,
                    help="numba threads for the games and opponents (1 leaves a core to torch)")
@@ -72,6 +93,8 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from trafficenvs.agents.training import TrainConfig, train
 
+    if args.timesteps == 0 and not args.teacher:
+        raise ValueError("--timesteps 0 trains nothing without a --teacher to distil")
     cfg = TrainConfig(
         game=game_name(args.game), players=args.players, timesteps=args.timesteps,
         opponents=args.opponents, seed=args.seed, num_envs=args.num_envs, n_steps=args.n_steps,
@@ -82,7 +105,9 @@ def run_train(args: argparse.Namespace) -> int:
         checkpoint_every=args.checkpoint_every, out=args.out,
         tensorboard=args.tensorboard, shaping=args.shaping, torch_threads=args.threads,
         env_threads=args.env_threads,
-        progress=not args.no_progress, init=args.init,
+        progress=not args.no_progress, init=args.init, teacher=args.teacher,
+        teacher_decisions=args.teacher_decisions, teacher_rounds=args.teacher_rounds,
+        teacher_epochs=args.teacher_epochs,
         command="trafficenvs train " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
     )
     train(cfg)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trafficenvs.agents.arena import run_arena
+from trafficenvs.agents.commands import split_agent_specs
 from trafficenvs.agents.greedy import has_greedy
 from trafficenvs.agents.zoo import make_agent
 from trafficenvs.registry import game_name, make_game
@@ -63,6 +64,16 @@ class TrainConfig:
     progress: bool = True
     #: start from this checkpoint's weights (continue or fine-tune a run)
     init: str | None = None
+    #: distil this agent into the network before PPO ("" none; ``greedy``,
+    #: ``flatmc:...``, ``mcts:...``; see ``agents/distill.py``)
+    teacher: str = ""
+    #: teacher-labelled decisions per distillation round
+    teacher_decisions: int = 200_000
+    #: distillation rounds: the first plays the teacher's games, each further one
+    #: (DAgger) lets the student play half the decisions, the teacher labelling all
+    teacher_rounds: int = 2
+    #: passes over all demonstrations so far, per round
+    teacher_epochs: int = 6
     #: the command line that started the run (recorded with the checkpoint)
     command: str = ""
     options: dict[str, Any] = field(default_factory=dict)
@@ -82,6 +93,45 @@ def _evaluate(model: Any, cfg: TrainConfig, against: list[str], seed: int) -> di
         out[other.name] = res.stats("learner").win_share
     model.policy.set_training_mode(False)
     return out
+
+
+def _distil(model: Any, cfg: TrainConfig, game: Any, options: dict[str, Any],
+            eval_against: list[str], history: list[dict[str, Any]], t0: float,
+            out: Path) -> None:
+    """Distil ``cfg.teacher`` into ``model``'s policy and critic (``agents/distill.py``):
+    round 1 on the teacher's own games, each later round (DAgger) on games where the
+    student plays half the decisions; every round refits on all demonstrations so far
+    and is evaluated like a PPO checkpoint (a row of the learning curve with 0
+    timesteps and its ``round``)."""
+    from trafficenvs.agents.distill import Demonstrations, collect, fit
+    from trafficenvs.agents.ppo import PPOPolicy
+
+    teacher = make_agent(cfg.teacher, game, seed=cfg.seed + 7)
+    parts: list[Demonstrations] = []
+    for r in range(cfg.teacher_rounds):
+        student = PPOPolicy(model.policy, name="student") if r else None
+        t_round = time.perf_counter()
+        parts.append(collect(game.name, cfg.players, teacher, cfg.teacher_decisions,
+                             student=student, beta=0.5 if r else 1.0,
+                             num_envs=min(cfg.num_envs, cfg.teacher_decisions),
+                             seed=cfg.seed + 1000 * (r + 1), progress=cfg.progress,
+                             **options))
+        t_fit = time.perf_counter()
+        st = fit(model.policy, Demonstrations.concat(parts), epochs=cfg.teacher_epochs,
+                 seed=cfg.seed + r, progress=cfg.progress)
+        wall = time.perf_counter() - t0
+        shares = _evaluate(model, cfg, eval_against, seed=cfg.seed + 10**6 + r)
+        history.append({"timesteps": 0, "round": r + 1, "seconds": round(wall, 1),
+                        "collect_seconds": round(t_fit - t_round, 1),
+                        "fit_seconds": round(time.perf_counter() - t_fit, 1),
+                        "agreement": round(st["agreement"], 4),
+                        **{f"win_share_vs_{k}": round(v, 4) for k, v in shares.items()}})
+        write_curve(out.with_suffix(".curve.csv"), history)
+        msg = ", ".join(f"vs {k} {v:.3f}" for k, v in shares.items())
+        print(f"[distil round {r + 1}/{cfg.teacher_rounds}, {wall:7.1f} s] "
+              f"{sum(map(len, parts))} decisions of {teacher.name}, agreement "
+              f"{st['agreement']:.3f}; win share ({cfg.eval_games} games each) {msg}",
+              flush=True)
 
 
 def default_out(game: str, players: int, seed: int) -> Path:
@@ -142,8 +192,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         options["shaping"] = True
     game = make_game(name, num_players=cfg.players, **options)
 
-    from trafficenvs.agents.commands import split_agent_specs
-
     groups = split_agent_specs(cfg.opponents)
     if not groups:
         raise ValueError("--opponents needs at least one of random, greedy, self, ppo:PATH")
@@ -173,20 +221,20 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     )
     if cfg.init:
         model.set_parameters(cfg.init, exact_match=True, device="cpu")
+    history: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
+                    else ["random"] + (["greedy"] if has_greedy(name) else []))
+    if cfg.teacher:
+        _distil(model, cfg, game, options, eval_against, history, t0, out)
     if "self" in groups:
         pool.add(PPOPolicy.frozen(model, "self@0"), group="self")
 
-    from trafficenvs.agents.commands import split_agent_specs
-
-    eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
-                    else ["random"] + (["greedy"] if has_greedy(name) else []))
     batch = cfg.n_steps * cfg.num_envs
     total = -(-cfg.timesteps // batch) * batch  # SB3 runs whole rollouts of n_steps
     if total != cfg.timesteps:
         print(f"training {total} learner steps: {cfg.timesteps} rounded up to whole "
               f"rollouts of {cfg.n_steps} steps x {cfg.num_envs} games", flush=True)
-    history: list[dict[str, Any]] = []
-    t0 = time.perf_counter()
 
     class Hooks(BaseCallback):
         """Self-play snapshots, evaluations and checkpoints on their schedules."""
@@ -223,8 +271,9 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
             print(f"[{n:>9} steps, {wall:7.1f} s] win share ({cfg.eval_games} games each) "
                   f"{msg}", flush=True)
 
-    model.learn(total, callback=Hooks(), progress_bar=cfg.progress,
-                tb_log_name=f"{name}_{cfg.players}p")
+    if total:
+        model.learn(total, callback=Hooks(), progress_bar=cfg.progress,
+                    tb_log_name=f"{name}_{cfg.players}p")
     wall = time.perf_counter() - t0
     model.save(out)
     final = _evaluate(model, cfg, eval_against, seed=cfg.seed + 10**9)
