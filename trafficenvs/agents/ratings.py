@@ -1,19 +1,22 @@
 """Multi-player skill ratings of arena results, with openskill (Plackett-Luce).
 
-Games are fed in the order they finished; each seat is a one-player team ranked by
-its final reward (equal rewards are ties). An agent that holds several seats of one
+Each seat is a one-player team ranked by its final reward (equal rewards are ties).
+Games are fed in a fixed shuffled order, not in the order they finished: an arena's
+games finish shortest first, and an online rating weighs the last games most, so
+fed in that order the ratings followed who wins the long games (a learner that won
+0.696 of 4000 games against greedy was rated below it). An agent that holds several seats of one
 game (fewer agents than seats) is updated from its first seat only, so a game
 counts once per agent. ``ordinal`` (mu - 3 sigma) is the conservative skill.
-Online ratings weigh recent games more than early ones (they are updated one game
-at a time), so between two near-equal agents the order of ``mu`` can disagree with
-the win share; the arena's tables sort by win share.
+Even shuffled, online ratings weigh recent games more than early ones (they are
+updated one game at a time), so between two near-equal agents the order of ``mu``
+can disagree with the win share; the arena's tables sort by win share.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np  # noqa: F401  (lineups/returns are arrays)
+import numpy as np
 
 
 def rate_games(
@@ -28,7 +31,8 @@ def rate_games(
 
     model = PlackettLuce()
     ratings = [model.rating(name=n) for n in names]
-    for lineup, ret in zip(lineups, returns):
+    order = np.random.default_rng(0).permutation(len(lineups))
+    for lineup, ret in zip(np.asarray(lineups)[order], np.asarray(returns)[order]):
         teams = [[ratings[a]] for a in lineup]
         ranks = [float(-r) for r in ret]
         new = model.rate(teams, ranks=ranks)
