@@ -142,8 +142,15 @@ def test_train_with_a_teacher_distils_then_evaluates_each_round(tmp_path, capsys
                  "--agents", f"greedy,ppo:{out}"]) == 0
 
 
-def test_zero_timesteps_without_a_teacher_is_a_users_mistake(capsys):
+@pytest.mark.parametrize("argv", [
+    ["train", "traffic_jam", "--timesteps", "0", "--no-progress"],
+    # the rllib backend has no distillation: refused before Ray starts
+    ["train", "traffic_jam", "--backend", "rllib", "--teacher", "greedy"],
+    ["train", "traffic_jam", "--backend", "rllib", "--timesteps", "0", "--teacher", "greedy"],
+])
+def test_zero_timesteps_without_a_teacher_or_a_teacher_on_rllib_is_a_users_mistake(
+        argv, capsys):
     with pytest.raises(SystemExit) as e:
-        main(["train", "traffic_jam", "--timesteps", "0", "--no-progress"])
+        main(argv)
     assert e.value.code == 2
     assert "teacher" in capsys.readouterr().err
