@@ -84,6 +84,16 @@ def test_dagger_lets_the_student_play_while_the_teacher_labels_every_decision():
     np.testing.assert_array_equal(again, mixed.action)
 
 
+def test_a_search_teacher_is_given_the_games_and_labels_legal_moves():
+    """A search agent needs the rows' records (``needs_records``); the collector passes
+    them, and the search's moves are legal labels."""
+    game = make_game("traffic_jam", num_players=2)
+    teacher = make_agent("flatmc:n=2,rollout=greedy", game, seed=3)
+    d = collect("traffic_jam", 2, teacher, 96, num_envs=16, seed=6)
+    assert len(d) == 96 and teacher.decisions >= 96
+    assert d.action_mask[np.arange(96), d.action].all()
+
+
 @pytest.mark.parametrize("kwargs,message", [
     ({"decisions": 0}, "decisions"),
     ({"beta": 1.5}, "beta"),
