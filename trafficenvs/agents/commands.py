@@ -8,27 +8,25 @@ import sys
 from trafficenvs.registry import game_name, make_game
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: an int of at least 1 (a zero batch or game count would hang
-    or do nothing silently)."""
+def _int_at_least(text: str, low: int) -> int:
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    if v < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {v}")
     return v
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1 (a zero batch or game count would hang
+    or do nothing silently)."""
+    return _int_at_least(text, 1)
 
 
 def nonneg_int(text: str) -> int:
     """An argparse type: an int of at least 0."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {v}")
-    return v
+    return _int_at_least(text, 0)
 
 
 def add_train_args(p: argparse.ArgumentParser) -> None:
