@@ -77,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.teacher or args.timesteps == 0:
                 raise ValueError("--teacher and --timesteps 0 (distil only) need the sb3 "
                                  "backend; the rllib backend trains by PPO alone")
+            if args.arch != "mlp":
+                raise ValueError("--arch plan needs the sb3 backend; the rllib backend "
+                                 "trains its own flat network")
             from trafficenvs.rllib.training import run_from_args
 
             return run_from_args(args)

@@ -51,6 +51,9 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=float, default=d.learning_rate, help="learning rate")
     p.add_argument("--ent-coef", type=float, default=d.ent_coef, help="entropy bonus")
     p.add_argument("--net", default=",".join(map(str, d.net)), help="hidden layer sizes")
+    p.add_argument("--arch", choices=("mlp", "plan"), default=d.arch,
+                   help="network: flat (mlp) or, for jakarta_traffic, plan (moves scored "
+                        "by the cells they reach, agents/plan_policy.py)")
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
                    help="steps between frozen self-play opponents")
     p.add_argument("--eval-every", type=int, default=d.eval_every,
@@ -93,11 +96,14 @@ def run_train(args: argparse.Namespace) -> int:
 
     if args.timesteps == 0 and not args.teacher:
         raise ValueError("--timesteps 0 trains nothing without a --teacher to distil")
+    if args.arch == "plan" and game_name(args.game) != "jakarta_traffic":
+        raise ValueError(f"--arch plan is the Jakarta Traffic network (moves scored by the "
+                         f"cells they reach), not {game_name(args.game)}'s")
     cfg = TrainConfig(
         game=game_name(args.game), players=args.players, timesteps=args.timesteps,
         opponents=args.opponents, seed=args.seed, num_envs=args.num_envs, n_steps=args.n_steps,
         batch_size=args.batch_size, n_epochs=args.n_epochs, learning_rate=args.lr,
-        ent_coef=args.ent_coef, net=tuple(int(x) for x in args.net.split(",")),
+        ent_coef=args.ent_coef, net=tuple(int(x) for x in args.net.split(",")), arch=args.arch,
         snapshot_every=args.snapshot_every, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_against=args.eval_against,
         checkpoint_every=args.checkpoint_every, out=args.out,

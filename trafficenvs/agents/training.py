@@ -47,6 +47,9 @@ class TrainConfig:
     gamma: float = 1.0
     ent_coef: float = 0.01
     net: tuple[int, ...] = (128, 128)
+    #: the network: "mlp" (flat, every game) or "plan" (Jakarta Traffic: cells scored
+    #: and moves pointed at the cells they reach, ``agents/plan_policy.py``)
+    arch: str = "mlp"
     snapshot_every: int = 100_000
     max_snapshots: int = 8
     eval_every: int = 200_000
@@ -173,6 +176,22 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         numba.set_num_threads(before)
 
 
+ARCHS = ("mlp", "plan")
+
+
+def _network(cfg: TrainConfig, name: str, flat_kwargs: dict[str, Any]) -> tuple[Any, dict]:
+    """MaskablePPO's ``policy`` and ``policy_kwargs`` for ``cfg.arch``."""
+    if cfg.arch == "plan":
+        if name != "jakarta_traffic":
+            raise ValueError(f"--arch plan is the Jakarta Traffic network, not {name}'s")
+        from trafficenvs.agents.plan_policy import PlanPolicy, plan_policy_kwargs
+
+        return PlanPolicy, plan_policy_kwargs(cfg.players, cfg.net)
+    if cfg.arch != "mlp":
+        raise ValueError(f"--arch must be one of {', '.join(ARCHS)}, got {cfg.arch!r}")
+    return "MlpPolicy", dict(flat_kwargs, net_arch={"pi": list(cfg.net), "vf": list(cfg.net)})
+
+
 def _train(cfg: TrainConfig) -> dict[str, Any]:
     import torch as th
     from sb3_contrib import MaskablePPO
@@ -211,10 +230,9 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         except ImportError:
             print("tensorboard is not installed: no TensorBoard logs")
             tb = None
-    policy_kwargs = dict(DEFAULT_POLICY_KWARGS,
-                         net_arch={"pi": list(cfg.net), "vf": list(cfg.net)})
+    policy, policy_kwargs = _network(cfg, name, DEFAULT_POLICY_KWARGS)
     model = MaskablePPO(
-        "MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        policy, env, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, gamma=cfg.gamma,
         ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs, seed=cfg.seed, verbose=0,
         tensorboard_log=tb, device="cpu",

@@ -1,0 +1,230 @@
+"""Jakarta Traffic read as a route planner reads it: the features of the ``plan`` network.
+
+A flat network over the observation learned only 4-10% of the greedy player's honks
+(issue 15): a honk's worth is where *my drives* end once that tile is turned or
+swapped, which takes tracing paths through the changed tile, and a cell's worth
+depends on how many turns the next stops are from it. Both are what a person at the
+table works out by following the streets with a finger; this module works them out
+from the observation alone (the greedy player's maze reader, ``greedy_observe.py`` and
+``greedy_maze.py``), for :mod:`trafficenvs.agents.plan_policy`:
+
+- ``ends[a, e]`` for every action ``a`` of the honk and drive phases (rotate, swap,
+  drive, detour: :data:`PLAN_ACTIONS`), the cell where my drive out of edge ``e`` would
+  park after ``a`` (:data:`NO_DRIVE` for none: no path, a path back to my tile, or
+  the action is no drive; a drive ``175 + e`` has only ``ends[a, 0]``). A honk of a
+  tile off my paths leaves my drives as they are.
+- ``cells[x]``, :data:`CELL_FEATURES` per cell: the turns from my tile to ``x`` and
+  from the nearest competitor's, what a delivery there would pay me now, whether I
+  could take the order stack there, its kind (charging, building), the turns from
+  ``x`` to my nearest delivery address, to the nearest stack I could take and to the
+  nearest other charging station, the competitors' mopeds there and whether I am
+  there. Turns count a honk per turn on the moped's paths (``greedy_maze``); a cell
+  further than 5 turns counts 7. Everything is an exact small integer
+  (:data:`CELL_BOUNDS`).
+
+Nothing here is hidden information: the features are functions of the observation
+(tested against a plain-Python trace of the state). The work arrays are rows of a
+scratch (:func:`make_scratch`), so a batch allocates nothing per row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from trafficenvs.core.threads import batched
+from trafficenvs.jakarta_traffic.board import follow
+from trafficenvs.jakarta_traffic.greedy import SCRATCH_FIELDS as GREEDY_FIELDS
+from trafficenvs.jakarta_traffic.greedy_maze import (
+    FAR,
+    _honk_action,
+    _rotl,
+    _set_links,
+    _trace_cells,
+    _turn_distances,
+)
+from trafficenvs.jakarta_traffic.greedy_observe import (
+    _read_cells,
+    _read_me,
+    _read_opponents,
+    _read_orders,
+)
+from trafficenvs.jakarta_traffic.layout import (
+    A_DETOUR,
+    A_DRIVE,
+    BAPAK,
+    IBU,
+    MAX_PLAYERS,
+    NCELLS,
+    NTYPES,
+)
+from trafficenvs.jakarta_traffic.tiles import exit_table
+
+#: actions with drive ends: rotate (0-74), swap (75-174), drive (175-178), detour (179)
+PLAN_ACTIONS = A_DETOUR + 1
+#: the "cell" of no drive in ``ends``
+NO_DRIVE = NCELLS
+#: per-cell features, in this order
+CELL_FEATURE_NAMES = ("my_turns", "their_turns", "deliver_pays", "can_take_stack",
+                      "charging", "building", "turns_to_delivery", "turns_to_stack",
+                      "turns_to_charging", "others_here", "me_here")
+CELL_FEATURES = len(CELL_FEATURE_NAMES)
+#: each feature's exact largest value (the pays: two orders of the top slots, 7 + 5)
+CELL_BOUNDS = np.array([FAR, FAR, 12, 1, 1, 1, FAR, FAR, FAR, MAX_PLAYERS - 1, 1],
+                       np.float32)
+
+#: the work arrays of a row: the greedy player's arrays for reading the board and
+#: counting turns (its first 14, in its order), since the reading is its own
+SCRATCH_FIELDS = GREEDY_FIELDS[:14]
+
+
+def make_scratch(b: int) -> tuple[np.ndarray, ...]:
+    """The work arrays of :data:`SCRATCH_FIELDS` for ``b`` rows."""
+    return tuple(np.zeros((b, *shape), dt) for _, dt, shape in SCRATCH_FIELDS)
+
+
+@njit(cache=True)
+def _takeable(held):
+    """K7's limits but energy: the order types a phone holding ``held`` (bits) could
+    take (at most 2 orders, not two of one type, at most one passenger)."""
+    n = 0
+    free = 0
+    for t in range(NTYPES):
+        if (held >> t) & 1:
+            n += 1
+        else:
+            free |= 1 << t
+    passengers = (1 << IBU) | (1 << BAPAK)
+    if held & passengers:
+        free &= ~passengers
+    return free if n < 2 else 0
+
+
+@njit(cache=True)
+def _drive_ends(links, exit_to, me, ends, a):
+    """``ends[a, e]``: where my drive out of edge ``e`` parks on ``links``."""
+    for e in range(4):
+        d = follow(links, exit_to, me, e)
+        ends[a, e] = d if d >= 0 and d != me else NO_DRIVE
+
+
+@njit(cache=True)
+def _plan_row(ob, cfg, exit_to, sc, i, ends, cells):
+    """Row ``i``: the plan features of observation ``ob`` (module docstring)."""
+    (s_bits, s_kind, s_building, s_links, s_others, s_stack_type, s_opp_pos, s_opp_energy,
+     s_addr, s_pay, s_stack, s_reach, s_first, s_dist) = sc
+    bits, kind, building, links = s_bits[i], s_kind[i], s_building[i], s_links[i]
+    others, stack_type = s_others[i], s_stack_type[i]
+    n = cfg.num_players
+    P = cfg.ob_players
+    blocked = _read_cells(ob, cfg.ob_cells, bits, kind, building, links, others, stack_type)
+    me, _, _, _, _, _, held, spare = _read_me(ob, P)
+    opp_pos = s_opp_pos[i]
+    _read_opponents(ob, P, n, opp_pos, s_opp_energy[i])
+    addr, pay, stack = s_addr[i], s_pay[i], s_stack[i]
+    _read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
+    # ends: my drives as the board lies, for every honk, then the honks on my paths
+    _drive_ends(links, exit_to, me, ends, 0)
+    for a in range(1, A_DRIVE):
+        for e in range(4):
+            ends[a, e] = ends[0, e]
+    for e in range(4):
+        d = ends[0, e]
+        ends[A_DRIVE + e, 0] = d
+        for k in range(1, 4):
+            ends[A_DRIVE + e, k] = NO_DRIVE
+    for k in range(4):
+        ends[A_DETOUR, k] = NO_DRIVE
+    path = np.int64(0)
+    for e in range(4):
+        path |= _trace_cells(links, exit_to, me, e)
+    cand = path & ~(np.int64(1) << me)
+    for y in range(NCELLS):
+        if (cand >> y) & 1 == 0:
+            continue
+        b0 = bits[y]
+        # every option of the tile, also one that repeats another or leaves the tile as
+        # it is: its action still exists (the mask says whether it is legal)
+        for o in range(7):
+            nb = _rotl(b0, o + 1) if o < 3 else _rotl(spare, o - 3)
+            _set_links(links, y, nb)
+            _drive_ends(links, exit_to, me, ends, _honk_action(y, o))
+        _set_links(links, y, b0)
+    # cells: turns and the next stops from each cell
+    dist = s_dist[i]
+    _turn_distances(links, bits, exit_to, blocked, building, spare, spare != 0, s_reach[i],
+                    s_first[i], dist)
+    free = _takeable(held)
+    for x in range(NCELLS):
+        near = FAR
+        for j in range(1, n):
+            near = min(near, dist[opp_pos[j], x])
+        pays = 0.0
+        to_delivery = FAR
+        to_stack = FAR
+        for t in range(NTYPES):
+            if (held >> t) & 1:
+                to_delivery = min(to_delivery, dist[x, addr[t]])
+                if addr[t] == x:
+                    pays += pay[t]
+            elif stack[t] >= 0 and (free >> t) & 1:
+                to_stack = min(to_stack, dist[x, stack[t]])
+        to_charging = FAR
+        for c in range(NCELLS):
+            if kind[c] == 1 and c != x:
+                to_charging = min(to_charging, dist[x, c])
+        cells[x, 0] = dist[me, x]
+        cells[x, 1] = near
+        cells[x, 2] = np.uint8(pays)
+        cells[x, 3] = stack_type[x] >= 0 and (free >> stack_type[x]) & 1
+        cells[x, 4] = kind[x] == 1
+        cells[x, 5] = kind[x] == 2
+        cells[x, 6] = to_delivery
+        cells[x, 7] = to_stack
+        cells[x, 8] = to_charging
+        cells[x, 9] = others[x]
+        cells[x, 10] = x == me
+
+
+@batched
+@njit(cache=True, parallel=True)
+def _plan_batch(obs, cfg, exit_to, sc, ends, cells):
+    for i in prange(obs.shape[0]):
+        _plan_row(obs[i], cfg[0], exit_to, sc, i, ends[i], cells[i])
+
+
+_EXIT_TO = exit_table().astype(np.int64)
+
+
+class PlanReader:
+    """Computes the plan features of observation batches of one configuration.
+
+    ``threads`` (default 1): numba threads for a batch. Inside a torch training loop one
+    thread is what pays (torch has the cores), see ``docs/architecture.md``.
+    """
+
+    def __init__(self, cfg: np.ndarray, obs_dim: int, threads: int | None = 1):
+        self.cfg = cfg
+        self.obs_dim = obs_dim
+        self.threads = threads
+        self._sc = make_scratch(0)
+
+    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(ends, cells)`` of a ``(B, obs_dim)`` uint8 batch: ``(B, PLAN_ACTIONS, 4)``
+        and ``(B, NCELLS, CELL_FEATURES)``, both uint8."""
+        obs = np.asarray(obs)
+        if obs.dtype != np.uint8 or obs.ndim != 2 or obs.shape[1] != self.obs_dim:
+            raise ValueError(f"plan features need uint8 observations of shape (B, "
+                             f"{self.obs_dim}), got {obs.dtype} {obs.shape}")
+        obs = np.ascontiguousarray(obs)
+        b = obs.shape[0]
+        if self._sc[0].shape[0] < b:
+            self._sc = make_scratch(b)
+        ends = np.empty((b, PLAN_ACTIONS, 4), np.uint8)
+        cells = np.empty((b, NCELLS, CELL_FEATURES), np.uint8)
+        _plan_batch(obs, self.cfg, _EXIT_TO, self._sc, ends, cells, threads=self.threads)
+        return ends, cells
+
+
+__all__ = ["CELL_BOUNDS", "CELL_FEATURES", "CELL_FEATURE_NAMES", "NO_DRIVE", "PLAN_ACTIONS",
+           "PlanReader", "make_scratch"]
