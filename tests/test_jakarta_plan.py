@@ -295,9 +295,7 @@ def test_a_move_is_scored_by_the_best_cell_its_drives_reach():
     feats = pol.extract_features(th.as_tensor(obs), pol.pi_features_extractor)
     latent = pol.mlp_extractor.forward_actor(feats)
     with th.no_grad():
-        score = head.cell(th.cat([latent[:, head.hidden:head.hidden + 275].reshape(-1, 25, 11),
-                                  head.context(latent[:, :head.hidden])[:, None, :]
-                                  .expand(-1, 25, -1)], 2))
+        score = head.cell_scores(latent)
         logits = head(latent)
     ends, _ = _reader(default_game(2))(obs)
     for i in range(len(obs)):
@@ -329,11 +327,13 @@ def test_a_plan_checkpoint_plays_only_legal_moves_and_loads_back_the_same(tmp_pa
 
 
 def test_the_plan_network_refuses_another_player_count():
-    from trafficenvs.agents.plan_policy import PlanExtractor
+    from trafficenvs.agents.plan_policy import PlanExtractor, plan_reader
 
     g = default_game(3)
     with pytest.raises(ValueError, match="for 2 players expects observations"):
         PlanExtractor(g.observation_box(), num_players=2)
+    with pytest.raises(ValueError, match="traffic_jam has no plan features"):
+        plan_reader(2, "traffic_jam")
 
 
 def test_train_arch_plan_distils_trains_and_plays_in_the_arena(tmp_path):

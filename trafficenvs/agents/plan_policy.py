@@ -8,8 +8,8 @@ one of about a hundred legal actions, and what makes it good is where my drives 
 after it: a fact of the maze that a flat layer cannot trace. The network here gets it
 as data and keeps the structure of the decision:
 
-- :class:`PlanExtractor` reads the plan features from the observation
-  (:class:`~trafficenvs.jakarta_traffic.plan.PlanReader`: for each honk, drive or
+- :class:`PlanExtractor` reads the plan features from the observation (the game's
+  ``plan_reader()``, :class:`~trafficenvs.jakarta_traffic.plan.PlanReader`: for each honk, drive or
   detour where my drives would end; per cell the turns to it and the next stops from
   it), inside the policy, so a checkpoint plays from the plain observation everywhere
   (arena, search opponents, distillation) with nothing else to load;
@@ -36,51 +36,62 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from trafficenvs.jakarta_traffic.layout import A_CELL, NCELLS
-from trafficenvs.jakarta_traffic.plan import (
-    CELL_BOUNDS,
-    CELL_FEATURES,
-    PLAN_ACTIONS,
-    PlanReader,
-)
-
-_CELLS = NCELLS * CELL_FEATURES
-_ENDS = PLAN_ACTIONS * 4
 #: a score far below any learned one, for "no drive" in the max over exits
 _FLOOR = -1e4
 
 
-def _game(num_players: int) -> Any:
-    import trafficenvs
+def plan_reader(num_players: int, game: str = "jakarta_traffic") -> Any:
+    """The game's plan features for ``num_players`` (found through the game, as agents
+    find games): its ``plan_reader()``. A ``ValueError`` for a game without one."""
+    from trafficenvs.registry import make_game
 
-    return trafficenvs.make_game("jakarta_traffic", num_players=num_players)
+    g = make_game(game, num_players=num_players)
+    if not hasattr(g, "plan_reader"):
+        raise ValueError(f"{g.name} has no plan features (the plan network is Jakarta "
+                         f"Traffic's)")
+    return g.plan_reader()
+
+
+class PlanSizes:
+    """The sizes of a plan network's inputs, from its reader."""
+
+    def __init__(self, reader: Any):
+        self.cells = reader.n_cells
+        self.per_cell = reader.cell_features
+        self.cell_block = reader.n_cells * reader.cell_features
+        self.actions = reader.plan_actions
+        self.ends = reader.plan_actions * 4
+        self.a_cell = reader.a_cell
 
 
 class PlanExtractor(BaseFeaturesExtractor):
     """Features ``[observation / high, cell features / bounds, drive ends]`` (flat).
 
-    The drive ends stay cell numbers (0-25, 25 no drive); :class:`PlanHead` gathers by
-    them. ``num_players`` picks the observation's layout."""
+    The drive ends stay cell numbers (``no_drive`` for none); :class:`PlanHead` gathers
+    by them. ``num_players`` picks the observation's layout."""
 
     def __init__(self, observation_space: spaces.Box, num_players: int = 2):
         obs_dim = int(np.prod(observation_space.shape))
-        super().__init__(observation_space, obs_dim + _CELLS + _ENDS)
-        game = _game(num_players)
-        if game.obs_dim != obs_dim:
+        reader = plan_reader(num_players)
+        sizes = PlanSizes(reader)
+        super().__init__(observation_space, obs_dim + sizes.cell_block + sizes.ends)
+        if reader.obs_dim != obs_dim:
             raise ValueError(f"plan network for {num_players} players expects observations "
-                             f"of {game.obs_dim} entries, got {obs_dim}")
+                             f"of {reader.obs_dim} entries, got {obs_dim}")
         high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
         self.register_buffer("inv_high", th.as_tensor(1.0 / high))
-        self.register_buffer("inv_cells", th.as_tensor(np.tile(1.0 / CELL_BOUNDS, NCELLS)))
+        self.register_buffer("inv_cells", th.as_tensor(
+            np.tile(1.0 / reader.cell_bounds, reader.n_cells).astype(np.float32)))
         self.obs_dim = obs_dim
-        self.reader = PlanReader(game.cfg, obs_dim)
+        self.sizes = sizes
+        self.reader = reader
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         obs = th.flatten(observations, start_dim=1)
         ends, cells = self.reader(obs.detach().to("cpu", th.uint8).numpy())
         b = obs.shape[0]
-        cells_t = th.from_numpy(cells.reshape(b, _CELLS)).to(obs.device).float()
-        ends_t = th.from_numpy(ends.reshape(b, _ENDS)).to(obs.device).float()
+        cells_t = th.from_numpy(cells.reshape(b, -1)).to(obs.device).float()
+        ends_t = th.from_numpy(ends.reshape(b, -1)).to(obs.device).float()
         return th.cat([obs.float() * self.inv_high, cells_t * self.inv_cells, ends_t], 1)
 
 
@@ -96,55 +107,65 @@ class PlanMlpExtractor(nn.Module):
     """The actor's and critic's trunks over ``[observation, cell features]``; the
     actor's latent carries the cell features and drive ends on to :class:`PlanHead`."""
 
-    def __init__(self, obs_dim: int, pi: list[int], vf: list[int]):
+    def __init__(self, obs_dim: int, sizes: PlanSizes, pi: list[int], vf: list[int]):
         super().__init__()
+        self.dense = obs_dim + sizes.cell_block
         self.obs_dim = obs_dim
-        self.policy_net = _mlp(obs_dim + _CELLS, pi)
-        self.value_net = _mlp(obs_dim + _CELLS, vf)
+        self.policy_net = _mlp(self.dense, pi)
+        self.value_net = _mlp(self.dense, vf)
         self.hidden_pi = pi[-1]
-        self.latent_dim_pi = pi[-1] + _CELLS + _ENDS
+        self.latent_dim_pi = pi[-1] + sizes.cell_block + sizes.ends
         self.latent_dim_vf = vf[-1]
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        dense = features[:, :self.obs_dim + _CELLS]
-        return th.cat([self.policy_net(dense), features[:, self.obs_dim:]], 1)
+        return th.cat([self.policy_net(features[:, :self.dense]),
+                       features[:, self.obs_dim:]], 1)
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        return self.value_net(features[:, :self.obs_dim + _CELLS])
+        return self.value_net(features[:, :self.dense])
 
 
 class PlanHead(nn.Module):
     """Action logits from the actor's latent (module docstring)."""
 
-    def __init__(self, hidden: int, num_actions: int, context: int = 32, cell_hidden: int = 64):
+    def __init__(self, hidden: int, num_actions: int, sizes: PlanSizes, context: int = 32,
+                 cell_hidden: int = 64):
         super().__init__()
         self.hidden = hidden
+        self.sizes = sizes
         self.flat = nn.Linear(hidden, num_actions)
         self.context = nn.Linear(hidden, context)
         self.no_drive = nn.Linear(hidden, 1)
-        self.cell = nn.Sequential(nn.Linear(CELL_FEATURES + context, cell_hidden), nn.Tanh(),
+        self.cell = nn.Sequential(nn.Linear(sizes.per_cell + context, cell_hidden), nn.Tanh(),
                                   nn.Linear(cell_hidden, 2))
 
+    def cell_scores(self, latent: th.Tensor) -> th.Tensor:
+        """``(B, cells, 2)``: each cell's drive score and cell-action score."""
+        z = self.sizes
+        h = latent[:, :self.hidden]
+        cells = latent[:, self.hidden:self.hidden + z.cell_block].reshape(-1, z.cells,
+                                                                          z.per_cell)
+        ctx = self.context(h)[:, None, :].expand(-1, z.cells, -1)
+        return self.cell(th.cat([cells, ctx], 2))
+
     def forward(self, latent: th.Tensor) -> th.Tensor:
+        z = self.sizes
         h = latent[:, :self.hidden]
         b = latent.shape[0]
-        cells = latent[:, self.hidden:self.hidden + _CELLS].reshape(b, NCELLS, CELL_FEATURES)
-        ends = latent[:, self.hidden + _CELLS:].long().reshape(b, _ENDS)
-        ctx = self.context(h)[:, None, :].expand(-1, NCELLS, -1)
-        score = self.cell(th.cat([cells, ctx], 2))  # (b, cells, 2)
-        # column NCELLS is "no drive" (plan.NO_DRIVE), below every cell's score
+        ends = latent[:, self.hidden + z.cell_block:].long()
+        score = self.cell_scores(latent)
+        # column ``cells`` is "no drive" (the reader's ``no_drive``), below every score
         drive = th.cat([score[:, :, 0], th.full((b, 1), _FLOOR, dtype=h.dtype,
                                                 device=h.device)], 1)
-        best = th.gather(drive, 1, ends).reshape(b, PLAN_ACTIONS, 4).amax(2)
+        best = th.gather(drive, 1, ends).reshape(b, z.actions, 4).amax(2)
         best = th.where(best > _FLOOR / 2, best, self.no_drive(h))
         logits = self.flat(h)
-        return th.cat([logits[:, :PLAN_ACTIONS] + best,
-                       logits[:, PLAN_ACTIONS:A_CELL],
-                       logits[:, A_CELL:A_CELL + NCELLS] + score[:, :, 1],
-                       logits[:, A_CELL + NCELLS:]], 1)
+        c0, c1 = z.a_cell, z.a_cell + z.cells
+        return th.cat([logits[:, :z.actions] + best, logits[:, z.actions:c0],
+                       logits[:, c0:c1] + score[:, :, 1], logits[:, c1:]], 1)
 
 
 class PlanPolicy(MaskableActorCriticPolicy):
@@ -154,12 +175,16 @@ class PlanPolicy(MaskableActorCriticPolicy):
     def _build_mlp_extractor(self) -> None:
         arch = self.net_arch
         pi, vf = (arch["pi"], arch["vf"]) if isinstance(arch, dict) else (arch, arch)
-        obs_dim = self.features_dim - _CELLS - _ENDS
-        self.mlp_extractor = PlanMlpExtractor(obs_dim, list(pi), list(vf))
+        fx = self.features_extractor
+        if not isinstance(fx, PlanExtractor):
+            raise TypeError("PlanPolicy needs the PlanExtractor features extractor "
+                            "(plan_policy_kwargs)")
+        self.mlp_extractor = PlanMlpExtractor(fx.obs_dim, fx.sizes, list(pi), list(vf))
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
-        self.action_net = PlanHead(self.mlp_extractor.hidden_pi, int(self.action_space.n))
+        self.action_net = PlanHead(self.mlp_extractor.hidden_pi, int(self.action_space.n),
+                                   self.features_extractor.sizes)
         if self.ortho_init:
             self.action_net.apply(lambda m: self.init_weights(m, gain=0.01))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
@@ -173,4 +198,5 @@ def plan_policy_kwargs(num_players: int, net: tuple[int, ...]) -> dict[str, Any]
             "net_arch": {"pi": list(net), "vf": list(net)}}
 
 
-__all__ = ["PlanExtractor", "PlanHead", "PlanMlpExtractor", "PlanPolicy", "plan_policy_kwargs"]
+__all__ = ["PlanExtractor", "PlanHead", "PlanMlpExtractor", "PlanPolicy", "PlanSizes",
+           "plan_policy_kwargs", "plan_reader"]

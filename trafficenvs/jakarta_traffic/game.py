@@ -122,6 +122,14 @@ class JakartaTrafficGame(Game):
         assert code == 0, f"jakarta_traffic invariant broken: {K.INVARIANT_MESSAGES[code]}"
 
     # -- renders ---------------------------------------------------------------
+    def plan_reader(self, threads: int | None = 1) -> Any:
+        """The features of the plan network (``trafficenvs train --arch plan``):
+        :class:`~trafficenvs.jakarta_traffic.plan.PlanReader` for this configuration's
+        observations (where each honk takes my drives; per cell, turns and next stops)."""
+        from trafficenvs.jakarta_traffic.plan import PlanReader
+
+        return PlanReader(self.cfg, self.obs_dim, threads)
+
     def render_ansi(self, rec: np.void, seat: int | None) -> str:
         from trafficenvs.jakarta_traffic.render import render_text
 

@@ -50,6 +50,7 @@ from trafficenvs.jakarta_traffic.greedy_observe import (
     _read_orders,
 )
 from trafficenvs.jakarta_traffic.layout import (
+    A_CELL,
     A_DETOUR,
     A_DRIVE,
     BAPAK,
@@ -202,6 +203,15 @@ class PlanReader:
     ``threads`` (default 1): numba threads for a batch. Inside a torch training loop one
     thread is what pays (torch has the cores), see ``docs/architecture.md``.
     """
+
+    #: the sizes a network over the features needs (``agents/plan_policy.py``)
+    plan_actions = PLAN_ACTIONS
+    no_drive = NO_DRIVE
+    n_cells = NCELLS
+    cell_features = CELL_FEATURES
+    cell_bounds = CELL_BOUNDS
+    #: the action of cell x (a double-6 pick, where the rest of a stack goes) is ``a_cell + x``
+    a_cell = A_CELL
 
     def __init__(self, cfg: np.ndarray, obs_dim: int, threads: int | None = 1):
         self.cfg = cfg
