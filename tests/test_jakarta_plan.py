@@ -355,7 +355,7 @@ def test_train_arch_plan_distils_trains_and_plays_in_the_arena(tmp_path):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["train", "traffic_jam", "--arch", "plan"], "Jakarta Traffic network"),
+    (["train", "traffic_jam", "--arch", "plan"], "traffic_jam has no plan features"),
     (["train", "jakarta_traffic", "--arch", "plan", "--backend", "rllib"], "sb3 backend"),
 ])
 def test_arch_plan_elsewhere_is_a_users_mistake(argv, message, capsys):

@@ -96,9 +96,10 @@ def run_train(args: argparse.Namespace) -> int:
 
     if args.timesteps == 0 and not args.teacher:
         raise ValueError("--timesteps 0 trains nothing without a --teacher to distil")
-    if args.arch == "plan" and game_name(args.game) != "jakarta_traffic":
-        raise ValueError(f"--arch plan is the Jakarta Traffic network (moves scored by the "
-                         f"cells they reach), not {game_name(args.game)}'s")
+    if args.arch == "plan":  # refused before anything is built
+        from trafficenvs.agents.plan_policy import plan_reader
+
+        plan_reader(args.players, game_name(args.game))
     cfg = TrainConfig(
         game=game_name(args.game), players=args.players, timesteps=args.timesteps,
         opponents=args.opponents, seed=args.seed, num_envs=args.num_envs, n_steps=args.n_steps,

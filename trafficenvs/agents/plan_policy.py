@@ -68,11 +68,13 @@ class PlanExtractor(BaseFeaturesExtractor):
     """Features ``[observation / high, cell features / bounds, drive ends]`` (flat).
 
     The drive ends stay cell numbers (``no_drive`` for none); :class:`PlanHead` gathers
-    by them. ``num_players`` picks the observation's layout."""
+    by them. ``num_players`` picks the observation's layout, ``game`` the game (one with
+    a ``plan_reader``)."""
 
-    def __init__(self, observation_space: spaces.Box, num_players: int = 2):
+    def __init__(self, observation_space: spaces.Box, num_players: int = 2,
+                 game: str = "jakarta_traffic"):
         obs_dim = int(np.prod(observation_space.shape))
-        reader = plan_reader(num_players)
+        reader = plan_reader(num_players, game)
         sizes = PlanSizes(reader)
         super().__init__(observation_space, obs_dim + sizes.cell_block + sizes.ends)
         if reader.obs_dim != obs_dim:
@@ -191,10 +193,13 @@ class PlanPolicy(MaskableActorCriticPolicy):
                                               **self.optimizer_kwargs)
 
 
-def plan_policy_kwargs(num_players: int, net: tuple[int, ...]) -> dict[str, Any]:
-    """``policy_kwargs`` of a MaskablePPO with the plan network (``policy=PlanPolicy``)."""
+def plan_policy_kwargs(num_players: int, net: tuple[int, ...],
+                       game: str = "jakarta_traffic") -> dict[str, Any]:
+    """``policy_kwargs`` of a MaskablePPO with the plan network (``policy=PlanPolicy``);
+    a ``ValueError`` for a game without plan features."""
+    plan_reader(num_players, game)
     return {"features_extractor_class": PlanExtractor,
-            "features_extractor_kwargs": {"num_players": num_players},
+            "features_extractor_kwargs": {"num_players": num_players, "game": game},
             "net_arch": {"pi": list(net), "vf": list(net)}}
 
 

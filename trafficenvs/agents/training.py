@@ -181,12 +181,10 @@ ARCHS = ("mlp", "plan")
 
 def _network(cfg: TrainConfig, name: str, flat_kwargs: dict[str, Any]) -> tuple[Any, dict]:
     """MaskablePPO's ``policy`` and ``policy_kwargs`` for ``cfg.arch``."""
-    if cfg.arch == "plan":
-        if name != "jakarta_traffic":
-            raise ValueError(f"--arch plan is the Jakarta Traffic network, not {name}'s")
+    if cfg.arch == "plan":  # a game without plan features is refused by plan_reader
         from trafficenvs.agents.plan_policy import PlanPolicy, plan_policy_kwargs
 
-        return PlanPolicy, plan_policy_kwargs(cfg.players, cfg.net)
+        return PlanPolicy, plan_policy_kwargs(cfg.players, cfg.net, name)
     if cfg.arch != "mlp":
         raise ValueError(f"--arch must be one of {', '.join(ARCHS)}, got {cfg.arch!r}")
     return "MlpPolicy", dict(flat_kwargs, net_arch={"pi": list(cfg.net), "vf": list(cfg.net)})

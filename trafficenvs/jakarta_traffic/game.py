@@ -121,7 +121,6 @@ class JakartaTrafficGame(Game):
         code = int(K.check(rec, self.cfg[0]))
         assert code == 0, f"jakarta_traffic invariant broken: {K.INVARIANT_MESSAGES[code]}"
 
-    # -- renders ---------------------------------------------------------------
     def plan_reader(self, threads: int | None = 1) -> Any:
         """The features of the plan network (``trafficenvs train --arch plan``):
         :class:`~trafficenvs.jakarta_traffic.plan.PlanReader` for this configuration's
@@ -130,6 +129,7 @@ class JakartaTrafficGame(Game):
 
         return PlanReader(self.cfg, self.obs_dim, threads)
 
+    # -- renders ---------------------------------------------------------------
     def render_ansi(self, rec: np.void, seat: int | None) -> str:
         from trafficenvs.jakarta_traffic.render import render_text
 
