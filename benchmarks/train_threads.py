@@ -51,7 +51,8 @@ def measure(game: str, arch: str, torch: int, env: int, steps: int, out: str) ->
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", default=",".join(GAMES))
-    p.add_argument("--arch", default="mlp", choices=("mlp", "plan"))
+    p.add_argument("--arch", default="mlp", choices=("mlp", "plan"),
+                   help="the network (trafficenvs train --arch)")
     p.add_argument("--steps", type=int, default=65536, help="learner steps per run")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", default=str(RESULTS / "train_threads.json"))

@@ -30,7 +30,7 @@ def nonneg_int(text: str) -> int:
 
 
 def add_train_args(p: argparse.ArgumentParser) -> None:
-    from trafficenvs.agents.training import TrainConfig
+    from trafficenvs.agents.training import ARCHS, TrainConfig
 
     d = TrainConfig(game="")
     p.add_argument("game", help="e.g. traffic_jam")
@@ -51,7 +51,7 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=float, default=d.learning_rate, help="learning rate")
     p.add_argument("--ent-coef", type=float, default=d.ent_coef, help="entropy bonus")
     p.add_argument("--net", default=",".join(map(str, d.net)), help="hidden layer sizes")
-    p.add_argument("--arch", choices=("mlp", "plan"), default=d.arch,
+    p.add_argument("--arch", choices=ARCHS, default=d.arch,
                    help="network: flat (mlp) or, for jakarta_traffic, plan (moves scored "
                         "by the cells they reach, agents/plan_policy.py)")
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,

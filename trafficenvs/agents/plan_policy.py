@@ -33,8 +33,10 @@ import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, create_mlp
 from torch import nn
+
+from trafficenvs.agents.ppo import inverse_bounds
 
 #: a score far below any learned one, for "no drive" in the max over exits
 _FLOOR = -1e4
@@ -80,8 +82,7 @@ class PlanExtractor(BaseFeaturesExtractor):
         if reader.obs_dim != obs_dim:
             raise ValueError(f"plan network for {num_players} players expects observations "
                              f"of {reader.obs_dim} entries, got {obs_dim}")
-        high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
-        self.register_buffer("inv_high", th.as_tensor(1.0 / high))
+        self.register_buffer("inv_high", inverse_bounds(observation_space))
         self.register_buffer("inv_cells", th.as_tensor(
             np.tile(1.0 / reader.cell_bounds, reader.n_cells).astype(np.float32)))
         self.obs_dim = obs_dim
@@ -98,11 +99,8 @@ class PlanExtractor(BaseFeaturesExtractor):
 
 
 def _mlp(n_in: int, sizes: list[int]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for n in sizes:
-        layers += [nn.Linear(n_in, n), nn.Tanh()]
-        n_in = n
-    return nn.Sequential(*layers)
+    """Linear and tanh layers of ``sizes`` (SB3's MLP, as in its own extractor)."""
+    return nn.Sequential(*create_mlp(n_in, -1, sizes, nn.Tanh))
 
 
 class PlanMlpExtractor(nn.Module):

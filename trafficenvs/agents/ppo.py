@@ -19,6 +19,13 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 
+def inverse_bounds(observation_space: spaces.Box) -> th.Tensor:
+    """``1 / high`` per entry, flat (a bound of 0 counts as 1): observation entries times
+    this are in [0, 1]."""
+    high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
+    return th.as_tensor(1.0 / high)
+
+
 class ScaledExtractor(BaseFeaturesExtractor):
     """Features ``observation / high``: every entry in [0, 1] by its exact bound.
 
@@ -31,8 +38,7 @@ class ScaledExtractor(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Box):
         super().__init__(observation_space, int(np.prod(observation_space.shape)))
-        high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
-        self.register_buffer("inv_high", th.as_tensor(1.0 / high))
+        self.register_buffer("inv_high", inverse_bounds(observation_space))
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         return th.flatten(observations, start_dim=1).float() * self.inv_high

@@ -179,15 +179,18 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 ARCHS = ("mlp", "plan")
 
 
-def _network(cfg: TrainConfig, name: str, flat_kwargs: dict[str, Any]) -> tuple[Any, dict]:
+def _network(cfg: TrainConfig, name: str) -> tuple[Any, dict]:
     """MaskablePPO's ``policy`` and ``policy_kwargs`` for ``cfg.arch``."""
+    from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS
+
     if cfg.arch == "plan":  # a game without plan features is refused by plan_reader
         from trafficenvs.agents.plan_policy import PlanPolicy, plan_policy_kwargs
 
         return PlanPolicy, plan_policy_kwargs(cfg.players, cfg.net, name)
     if cfg.arch != "mlp":
         raise ValueError(f"--arch must be one of {', '.join(ARCHS)}, got {cfg.arch!r}")
-    return "MlpPolicy", dict(flat_kwargs, net_arch={"pi": list(cfg.net), "vf": list(cfg.net)})
+    net = {"pi": list(cfg.net), "vf": list(cfg.net)}
+    return "MlpPolicy", dict(DEFAULT_POLICY_KWARGS, net_arch=net)
 
 
 def _train(cfg: TrainConfig) -> dict[str, Any]:
@@ -195,7 +198,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS, PPOPolicy
+    from trafficenvs.agents.ppo import PPOPolicy
     from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
 
     th.set_num_threads(cfg.torch_threads)
@@ -228,7 +231,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         except ImportError:
             print("tensorboard is not installed: no TensorBoard logs")
             tb = None
-    policy, policy_kwargs = _network(cfg, name, DEFAULT_POLICY_KWARGS)
+    policy, policy_kwargs = _network(cfg, name)
     model = MaskablePPO(
         policy, env, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, gamma=cfg.gamma,

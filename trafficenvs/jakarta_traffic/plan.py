@@ -49,17 +49,15 @@ from trafficenvs.jakarta_traffic.greedy_observe import (
     _read_opponents,
     _read_orders,
 )
+from trafficenvs.jakarta_traffic.greedy_route import _may_accept, _nbits
 from trafficenvs.jakarta_traffic.layout import (
     A_CELL,
     A_DETOUR,
     A_DRIVE,
-    BAPAK,
-    IBU,
     MAX_PLAYERS,
     NCELLS,
     NTYPES,
 )
-from trafficenvs.jakarta_traffic.tiles import exit_table
 
 #: actions with drive ends: rotate (0-74), swap (75-174), drive (175-178), detour (179)
 PLAN_ACTIONS = A_DETOUR + 1
@@ -85,23 +83,6 @@ def make_scratch(b: int) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True)
-def _takeable(held):
-    """K7's limits but energy: the order types a phone holding ``held`` (bits) could
-    take (at most 2 orders, not two of one type, at most one passenger)."""
-    n = 0
-    free = 0
-    for t in range(NTYPES):
-        if (held >> t) & 1:
-            n += 1
-        else:
-            free |= 1 << t
-    passengers = (1 << IBU) | (1 << BAPAK)
-    if held & passengers:
-        free &= ~passengers
-    return free if n < 2 else 0
-
-
-@njit(cache=True)
 def _drive_ends(links, exit_to, me, ends, a):
     """``ends[a, e]``: where my drive out of edge ``e`` parks on ``links``."""
     for e in range(4):
@@ -110,8 +91,10 @@ def _drive_ends(links, exit_to, me, ends, a):
 
 
 @njit(cache=True)
-def _plan_row(ob, cfg, exit_to, sc, i, ends, cells):
-    """Row ``i``: the plan features of observation ``ob`` (module docstring)."""
+def _plan_row(ob, cfg, sc, i, ends, cells):
+    """Row ``i``: the plan features of observation ``ob`` (module docstring); the paths
+    follow the game's own frame (``cfg.exit_to``)."""
+    exit_to = cfg.exit_to
     (s_bits, s_kind, s_building, s_links, s_others, s_stack_type, s_opp_pos, s_opp_energy,
      s_addr, s_pay, s_stack, s_reach, s_first, s_dist) = sc
     bits, kind, building, links = s_bits[i], s_kind[i], s_building[i], s_links[i]
@@ -155,7 +138,10 @@ def _plan_row(ob, cfg, exit_to, sc, i, ends, cells):
     dist = s_dist[i]
     _turn_distances(links, bits, exit_to, blocked, building, spare, spare != 0, s_reach[i],
                     s_first[i], dist)
-    free = _takeable(held)
+    nheld = _nbits(held)
+    free = 0  # the types I could take (K7's limits; energy aside)
+    for t in range(NTYPES):
+        free |= np.int64(_may_accept(held, nheld, 1, t)) << t
     for x in range(NCELLS):
         near = FAR
         for j in range(1, n):
@@ -189,19 +175,16 @@ def _plan_row(ob, cfg, exit_to, sc, i, ends, cells):
 
 @batched
 @njit(cache=True, parallel=True)
-def _plan_batch(obs, cfg, exit_to, sc, ends, cells):
+def _plan_batch(obs, cfg, sc, ends, cells):
     for i in prange(obs.shape[0]):
-        _plan_row(obs[i], cfg[0], exit_to, sc, i, ends[i], cells[i])
-
-
-_EXIT_TO = exit_table().astype(np.int64)
+        _plan_row(obs[i], cfg[0], sc, i, ends[i], cells[i])
 
 
 class PlanReader:
     """Computes the plan features of observation batches of one configuration.
 
     ``threads`` (default 1): numba threads for a batch. Inside a torch training loop one
-    thread is what pays (torch has the cores), see ``docs/architecture.md``.
+    thread is what pays (torch has the cores; ``agents/README.md``, "Where the cores pay").
     """
 
     #: the sizes a network over the features needs (``agents/plan_policy.py``)
@@ -232,7 +215,7 @@ class PlanReader:
             self._sc = make_scratch(b)
         ends = np.empty((b, PLAN_ACTIONS, 4), np.uint8)
         cells = np.empty((b, NCELLS, CELL_FEATURES), np.uint8)
-        _plan_batch(obs, self.cfg, _EXIT_TO, self._sc, ends, cells, threads=self.threads)
+        _plan_batch(obs, self.cfg, self._sc, ends, cells, threads=self.threads)
         return ends, cells
 
 
