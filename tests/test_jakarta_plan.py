@@ -126,6 +126,8 @@ def ref_cells(g, st, seat):
                                       if P.kind[c] == "charging" and c != x], default=FAR),
             "others_here": others.count(x),
             "me_here": int(x == me),
+            "next_pays": sum(P.pays(t) for t in st["players"][(seat + 1) % P.n]["orders"]
+                             if P.address_of[t] == x),
         })
     return out
 
@@ -160,7 +162,7 @@ def test_each_honk_shows_where_my_drives_would_end_after_it(n):
     for ob, mask, st, seat in _positions(n, 400, seed=n):
         if st["phase"] != "honk":
             continue
-        ends, _ = _reader(g)(ob[None])
+        ends, _, _ = _reader(g)(ob[None])
         me = _cell(st["mopeds"][seat])
         for a in np.flatnonzero(mask[:PLAN_ACTIONS]):
             if a < K.A_DRIVE:
@@ -175,13 +177,35 @@ def test_each_honk_shows_where_my_drives_would_end_after_it(n):
     assert checked > 3000
 
 
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_each_honk_shows_where_the_next_players_drives_would_end_after_it(n):
+    """The next player's moped (the one my honk may cut off): after every legal honk,
+    its four drives on the honked board, my spare laid for a swap (K5, K6); after a
+    drive or the detour, its drives as the board lies."""
+    checked = 0
+    g = default_game(n)
+    for ob, mask, st, seat in _positions(n, 400, seed=20 + n):
+        if st["phase"] != "honk":
+            continue
+        _, _, theirs = _reader(g)(ob[None])
+        nxt = (seat + 1) % n
+        q = _cell(st["mopeds"][nxt])
+        for a in np.flatnonzero(mask[:PLAN_ACTIONS]):
+            board = _honked(st, seat, a) if a < K.A_DRIVE else st
+            want = _ends(g, board, nxt, q)
+            got = [None if v == NO_DRIVE else int(v) for v in theirs[0, a]]
+            assert got == want, (a, st)
+            checked += 1
+    assert checked > 3000
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_cell_features_count_turns_and_the_next_stops_like_the_table(n):
     """Each cell's features from the state dict (the reference above), any phase."""
     g = default_game(n)
     for ob, _, st, seat in _positions(n, 40, seed=10 + n):
         # the observation is the seat to move's: features are that seat's
-        _, cells = _reader(g)(ob[None])
+        _, cells, _ = _reader(g)(ob[None])
         want = ref_cells(g, st, seat)
         for x in range(25):
             got = dict(zip(CELL_FEATURE_NAMES, cells[0, x].tolist()))
@@ -191,8 +215,8 @@ def test_cell_features_count_turns_and_the_next_stops_like_the_table(n):
 def test_the_features_stay_within_their_bounds():
     g = default_game(3)
     for ob, _, _, _ in _positions(3, 300, seed=5):
-        ends, cells = _reader(g)(ob[None])
-        assert (ends <= NO_DRIVE).all()
+        ends, cells, theirs = _reader(g)(ob[None])
+        assert (ends <= NO_DRIVE).all() and (theirs <= NO_DRIVE).all()
         assert (cells <= CELL_BOUNDS.astype(np.uint8)).all()
 
 
@@ -214,7 +238,7 @@ def test_turning_a_bridge_on_my_path_changes_where_my_drives_end():
     g = game(2)
     venv = vec_at(g, position(g, DRAWN, mopeds=[(0, 0), (4, 0)]))
     ob = venv._buf.observation[:1].copy()  # noqa: SLF001
-    ends, _ = PlanReader(g.cfg, g.obs_dim)(ob)
+    ends, _, _ = PlanReader(g.cfg, g.obs_dim)(ob)
     r1c2, r1c3, r2c1, r2c2 = 1, 2, 5, 6
     assert ends[0, rotate((0, 1), 1)].tolist() == [r2c2, r1c2, r2c1, r2c1]
     as_lies = [r1c2, r1c3, r2c1, r2c1]
@@ -231,7 +255,7 @@ def test_the_drawn_position_counts_turns_to_the_cells():
     g = game(2)
     st = position(g, DRAWN, mopeds=[(0, 0), (4, 0)])
     venv = vec_at(g, st)
-    _, cells = PlanReader(g.cfg, g.obs_dim)(venv._buf.observation[:1].copy())  # noqa: SLF001
+    _, cells, _ = PlanReader(g.cfg, g.obs_dim)(venv._buf.observation[:1].copy())  # noqa: SLF001
     mine = cells[0, :, CELL_FEATURE_NAMES.index("my_turns")]
     assert mine[0] == 0 and mine[1] == mine[2] == mine[6] == 1
     assert cells[0, 0, CELL_FEATURE_NAMES.index("me_here")] == 1
@@ -255,10 +279,11 @@ def test_one_row_gives_the_same_features_alone_or_in_a_batch():
     pos = _positions(2, 64, seed=3)
     obs = np.stack([p[0] for p in pos])
     g = default_game(2)
-    e_all, c_all = PlanReader(g.cfg, g.obs_dim, threads=2)(obs)
+    every = PlanReader(g.cfg, g.obs_dim, threads=2)(obs)
     for i in (0, 17, 63):
-        e1, c1 = _reader(g)(obs[i:i + 1])
-        assert (e1[0] == e_all[i]).all() and (c1[0] == c_all[i]).all()
+        alone = _reader(g)(obs[i:i + 1])
+        for a, b in zip(alone, every):
+            assert (a[0] == b[i]).all()
 
 
 # --------------------------------------------------------------------------- the network
@@ -277,10 +302,11 @@ def _model(n=2, net=(32, 32)):
                        policy_kwargs=plan_policy_kwargs(n, net), device="cpu", seed=0)
 
 
-def test_a_move_is_scored_by_the_best_cell_its_drives_reach():
-    """With the flat logits zero and a cell scorer that scores cell x as x, a honk or
-    drive's logit is the highest cell its drives reach (the no-drive score when none),
-    a cell action's the cell's second score."""
+def test_a_move_is_scored_by_the_best_cell_its_drives_reach_less_the_next_players():
+    """With the flat logits zero, a honk or drive's logit is the best drive score of the
+    cells my drives reach after it (the no-drive score when none) less the best worth
+    to the next player of the cells its drives reach after it (0 when none); a cell
+    action's logit is the cell's second score."""
     model = _model()
     head = model.policy.action_net
     with th.no_grad():
@@ -289,6 +315,7 @@ def test_a_move_is_scored_by_the_best_cell_its_drives_reach():
         for p in head.no_drive.parameters():
             p.zero_()
         head.no_drive.bias.fill_(-3.0)
+        head.cell[2].weight.normal_()  # scores that differ from cell to cell
     pos = _positions(2, 20, seed=4)
     obs = np.stack([p[0] for p in pos])
     pol = model.policy
@@ -297,15 +324,61 @@ def test_a_move_is_scored_by_the_best_cell_its_drives_reach():
     with th.no_grad():
         score = head.cell_scores(latent)
         logits = head(latent)
-    ends, _ = _reader(default_game(2))(obs)
+    ends, _, theirs = _reader(default_game(2))(obs)
+    subtracted = 0
     for i in range(len(obs)):
         for a in range(PLAN_ACTIONS):
-            cells = [int(c) for c in ends[i, a] if c != NO_DRIVE]
-            want = max(score[i, cells, 0]).item() if cells else -3.0
+            mine = [int(c) for c in ends[i, a] if c != NO_DRIVE]
+            next_cells = [int(c) for c in theirs[i, a] if c != NO_DRIVE]
+            want = max(score[i, mine, 0]).item() if mine else -3.0
+            if next_cells:
+                want -= max(score[i, next_cells, 2]).item()
+                subtracted += 1
             assert logits[i, a].item() == pytest.approx(want, abs=1e-5)
         for x in range(25):
             assert logits[i, K.A_CELL + x].item() == pytest.approx(score[i, x, 1].item(),
                                                                   abs=1e-5)
+    assert subtracted > 0
+
+
+def test_an_older_plan_network_widens_to_play_exactly_as_it_did():
+    """A plan network from before the next player's features (its cell scorer one input
+    and one output short): widened, the new inputs and outputs start at zero, so every
+    logit and value is the old network's."""
+    from trafficenvs.agents.plan_policy import widen_plan_state
+
+    model = _model()
+    pol = model.policy
+    z = pol.features_extractor.sizes
+    obs_dim = pol.features_extractor.obs_dim
+    new = pol.state_dict()
+    old = {k: v.clone() for k, v in new.items()}
+    keep = [c for x in range(z.cells) for c in range(obs_dim + x * z.per_cell,
+                                                     obs_dim + (x + 1) * z.per_cell - 1)]
+    cols = list(range(obs_dim)) + keep
+    for k in ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight"):
+        old[k] = new[k][:, cols].clone()
+    w = new["action_net.cell.0.weight"]
+    old["action_net.cell.0.weight"] = th.cat([w[:, :z.per_cell - 1], w[:, z.per_cell:]], 1)
+    old["action_net.cell.2.weight"] = new["action_net.cell.2.weight"][:2].clone()
+    old["action_net.cell.2.bias"] = new["action_net.cell.2.bias"][:2].clone()
+    # what the old network computed: the new one with the new weights at zero
+    with th.no_grad():
+        for k in ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight"):
+            dead = sorted(set(range(new[k].shape[1])) - set(cols))
+            pol.state_dict()[k][:, dead] = 0
+        pol.state_dict()["action_net.cell.0.weight"][:, z.per_cell - 1] = 0
+        pol.state_dict()["action_net.cell.2.weight"][2] = 0
+        pol.state_dict()["action_net.cell.2.bias"][2] = 0
+    obs = th.as_tensor(np.stack([p[0] for p in _positions(2, 30, seed=8)]))
+    with th.no_grad():
+        want = pol.get_distribution(obs).distribution.logits, pol.predict_values(obs)
+        pol.load_state_dict({k: v.normal_() if v.is_floating_point() and "inv_" not in k
+                             else v for k, v in pol.state_dict().items()})
+        pol.load_state_dict(widen_plan_state(old, pol))
+        got = pol.get_distribution(obs).distribution.logits, pol.predict_values(obs)
+    for a, b in zip(want, got):
+        assert th.allclose(a, b, atol=1e-5)
 
 
 def test_a_plan_checkpoint_plays_only_legal_moves_and_loads_back_the_same(tmp_path):
@@ -324,6 +397,20 @@ def test_a_plan_checkpoint_plays_only_legal_moves_and_loads_back_the_same(tmp_pa
     a = PPOPolicy(model.policy).act(obs, mask, np.zeros(len(obs), np.int64))
     assert mask[np.arange(len(a)), a].all()
     assert (back.act(obs, mask, np.zeros(len(obs), np.int64)) == a).all()
+
+
+def test_a_run_starts_from_a_plan_checkpoint_of_the_same_shape_as_saved(tmp_path):
+    """``--init`` with the current plan network: every weight as saved (no widening)."""
+    from trafficenvs.agents.plan_policy import load_plan_init
+
+    model = _model()
+    model.learn(32)
+    path = tmp_path / "plan.zip"
+    model.save(path)
+    other = _model()
+    load_plan_init(other, str(path))
+    for k, v in model.policy.state_dict().items():
+        assert th.equal(other.policy.state_dict()[k], v), k
 
 
 def test_the_plan_network_refuses_another_player_count():

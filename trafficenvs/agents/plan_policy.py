@@ -9,16 +9,19 @@ after it: a fact of the maze that a flat layer cannot trace. The network here ge
 as data and keeps the structure of the decision:
 
 - :class:`PlanExtractor` reads the plan features from the observation (the game's
-  ``plan_reader()``, :class:`~trafficenvs.jakarta_traffic.plan.PlanReader`: for each honk, drive or
-  detour where my drives would end; per cell the turns to it and the next stops from
-  it), inside the policy, so a checkpoint plays from the plain observation everywhere
-  (arena, search opponents, distillation) with nothing else to load;
+  ``plan_reader()``, :class:`~trafficenvs.jakarta_traffic.plan.PlanReader`: for each
+  honk, drive or detour where my drives and the next player's would end; per cell the
+  turns to it and the next stops from it), inside the policy, so a checkpoint plays
+  from the plain observation everywhere (arena, search opponents, distillation) with
+  nothing else to load;
 - :class:`PlanHead` scores every cell with one small network shared by the 25 cells
   (the cell's features and a summary of the whole position), and gives each honk,
   drive or detour the score of the best cell its drives reach (a learned score when
-  none), added to a flat logit per action; the cell actions (a double-6 pick, where
-  the rest of a stack goes) get a second per-cell score. The accept, decline and
-  deliver decisions use the flat logits.
+  none), less the best cell the next player's drives reach after it by a third
+  per-cell score (what the cell is worth to that player: a honk that cuts it off is
+  how the greedy player wins races), added to a flat logit per action; the cell
+  actions (a double-6 pick, where the rest of a stack goes) get a second per-cell
+  score. The accept, decline and deliver decisions use the flat logits.
 
 The value network sees the scaled observation and the per-cell features. Everything
 else is SB3's MaskableActorCriticPolicy, so ``MaskablePPO``, ``trafficenvs train
@@ -62,12 +65,14 @@ class PlanSizes:
         self.per_cell = reader.cell_features
         self.cell_block = reader.n_cells * reader.cell_features
         self.actions = reader.plan_actions
+        #: entries of ``ends`` and of ``next_ends`` each
         self.ends = reader.plan_actions * 4
         self.a_cell = reader.a_cell
 
 
 class PlanExtractor(BaseFeaturesExtractor):
-    """Features ``[observation / high, cell features / bounds, drive ends]`` (flat).
+    """Features ``[observation / high, cell features / bounds, my drive ends, the next
+    player's drive ends]`` (flat).
 
     The drive ends stay cell numbers (``no_drive`` for none); :class:`PlanHead` gathers
     by them. ``num_players`` picks the observation's layout, ``game`` the game (one with
@@ -78,7 +83,7 @@ class PlanExtractor(BaseFeaturesExtractor):
         obs_dim = int(np.prod(observation_space.shape))
         reader = plan_reader(num_players, game)
         sizes = PlanSizes(reader)
-        super().__init__(observation_space, obs_dim + sizes.cell_block + sizes.ends)
+        super().__init__(observation_space, obs_dim + sizes.cell_block + 2 * sizes.ends)
         if reader.obs_dim != obs_dim:
             raise ValueError(f"plan network for {num_players} players expects observations "
                              f"of {reader.obs_dim} entries, got {obs_dim}")
@@ -91,10 +96,11 @@ class PlanExtractor(BaseFeaturesExtractor):
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         obs = th.flatten(observations, start_dim=1)
-        ends, cells = self.reader(obs.detach().to("cpu", th.uint8).numpy())
+        ends, cells, next_ends = self.reader(obs.detach().to("cpu", th.uint8).numpy())
         b = obs.shape[0]
         cells_t = th.from_numpy(cells.reshape(b, -1)).to(obs.device).float()
-        ends_t = th.from_numpy(ends.reshape(b, -1)).to(obs.device).float()
+        ends_t = th.from_numpy(np.concatenate([ends.reshape(b, -1), next_ends.reshape(b, -1)],
+                                              1)).to(obs.device).float()
         return th.cat([obs.float() * self.inv_high, cells_t * self.inv_cells, ends_t], 1)
 
 
@@ -105,7 +111,8 @@ def _mlp(n_in: int, sizes: list[int]) -> nn.Sequential:
 
 class PlanMlpExtractor(nn.Module):
     """The actor's and critic's trunks over ``[observation, cell features]``; the
-    actor's latent carries the cell features and drive ends on to :class:`PlanHead`."""
+    actor's latent carries the cell features and both players' drive ends on to
+    :class:`PlanHead`."""
 
     def __init__(self, obs_dim: int, sizes: PlanSizes, pi: list[int], vf: list[int]):
         super().__init__()
@@ -114,7 +121,7 @@ class PlanMlpExtractor(nn.Module):
         self.policy_net = _mlp(self.dense, pi)
         self.value_net = _mlp(self.dense, vf)
         self.hidden_pi = pi[-1]
-        self.latent_dim_pi = pi[-1] + sizes.cell_block + sizes.ends
+        self.latent_dim_pi = pi[-1] + sizes.cell_block + 2 * sizes.ends
         self.latent_dim_vf = vf[-1]
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -140,10 +147,11 @@ class PlanHead(nn.Module):
         self.context = nn.Linear(hidden, context)
         self.no_drive = nn.Linear(hidden, 1)
         self.cell = nn.Sequential(nn.Linear(sizes.per_cell + context, cell_hidden), nn.Tanh(),
-                                  nn.Linear(cell_hidden, 2))
+                                  nn.Linear(cell_hidden, 3))
 
     def cell_scores(self, latent: th.Tensor) -> th.Tensor:
-        """``(B, cells, 2)``: each cell's drive score and cell-action score."""
+        """``(B, cells, 3)``: each cell's drive score, cell-action score and worth to the
+        next player."""
         z = self.sizes
         h = latent[:, :self.hidden]
         cells = latent[:, self.hidden:self.hidden + z.cell_block].reshape(-1, z.cells,
@@ -155,16 +163,21 @@ class PlanHead(nn.Module):
         z = self.sizes
         h = latent[:, :self.hidden]
         b = latent.shape[0]
-        ends = latent[:, self.hidden + z.cell_block:].long()
+        o = self.hidden + z.cell_block
+        ends = latent[:, o:o + z.ends].long()
+        next_ends = latent[:, o + z.ends:].long()
         score = self.cell_scores(latent)
         # column ``cells`` is "no drive" (the reader's ``no_drive``), below every score
-        drive = th.cat([score[:, :, 0], th.full((b, 1), _FLOOR, dtype=h.dtype,
-                                                device=h.device)], 1)
+        floor = th.full((b, 1), _FLOOR, dtype=h.dtype, device=h.device)
+        drive = th.cat([score[:, :, 0], floor], 1)
         best = th.gather(drive, 1, ends).reshape(b, z.actions, 4).amax(2)
         best = th.where(best > _FLOOR / 2, best, self.no_drive(h))
+        theirs = th.gather(th.cat([score[:, :, 2], floor], 1), 1,
+                           next_ends).reshape(b, z.actions, 4).amax(2)
+        theirs = th.where(theirs > _FLOOR / 2, theirs, th.zeros_like(theirs))
         logits = self.flat(h)
         c0, c1 = z.a_cell, z.a_cell + z.cells
-        return th.cat([logits[:, :z.actions] + best, logits[:, z.actions:c0],
+        return th.cat([logits[:, :z.actions] + best - theirs, logits[:, z.actions:c0],
                        logits[:, c0:c1] + score[:, :, 1], logits[:, c1:]], 1)
 
 
@@ -191,6 +204,61 @@ class PlanPolicy(MaskableActorCriticPolicy):
                                               **self.optimizer_kwargs)
 
 
+def widen_plan_state(old: dict[str, th.Tensor], policy: PlanPolicy) -> dict[str, th.Tensor]:
+    """``policy``'s state dict with the weights of ``old``, a plan network's state dict
+    from before features were added at the end of each cell's (the next player's
+    ``next_pays``) and outputs at the end of the cell scorer's (its worth to the next
+    player): the new input columns and output rows start at zero, so the widened
+    network plays exactly as the old one did and PPO learns what the new inputs are
+    worth. Same-shaped entries are copied; the observation's scales (buffers) are the
+    policy's own."""
+    new = policy.state_dict()
+    z = policy.features_extractor.sizes
+    obs_dim = policy.features_extractor.obs_dim
+    out: dict[str, th.Tensor] = {}
+    for k, v in new.items():
+        w = old.get(k)
+        if w is None:
+            raise ValueError(f"the old plan network has no {k}")
+        if w.shape == v.shape or k.endswith(("inv_cells", "inv_high")):
+            out[k] = v.clone() if k.endswith(("inv_cells", "inv_high")) else w.clone()
+            continue
+        t = th.zeros_like(v)
+        if k.endswith(("policy_net.0.weight", "value_net.0.weight")):
+            pc = (w.shape[1] - obs_dim) // z.cells  # the old features per cell
+            t[:, :obs_dim] = w[:, :obs_dim]
+            for x in range(z.cells):
+                a, b = obs_dim + x * z.per_cell, obs_dim + x * pc
+                t[:, a:a + pc] = w[:, b:b + pc]
+        elif k.endswith("cell.0.weight"):
+            pc = w.shape[1] - (v.shape[1] - z.per_cell)  # the context follows the cell's
+            t[:, :pc] = w[:, :pc]
+            t[:, z.per_cell:] = w[:, pc:]
+        elif k.endswith(("cell.2.weight", "cell.2.bias")):
+            t[:w.shape[0]] = w
+        else:
+            raise ValueError(f"{k}: {tuple(w.shape)} in the old plan network, "
+                             f"{tuple(v.shape)} now; only added cell features widen")
+        out[k] = t
+    return out
+
+
+def load_plan_init(model: Any, path: str) -> None:
+    """Start ``model`` (a MaskablePPO with :class:`PlanPolicy`) from the checkpoint at
+    ``path``: loaded as it is when the shapes match, else widened
+    (:func:`widen_plan_state`) from an older plan network, so a run can continue from
+    a model trained before the newer features."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    _, params, _ = load_from_zip_file(path, device="cpu")
+    old = params["policy"]
+    if all(old.get(k) is not None and old[k].shape == v.shape
+           for k, v in model.policy.state_dict().items()):
+        model.set_parameters(path, exact_match=True, device="cpu")
+        return
+    model.policy.load_state_dict(widen_plan_state(old, model.policy))
+
+
 def plan_policy_kwargs(num_players: int, net: tuple[int, ...],
                        game: str = "jakarta_traffic") -> dict[str, Any]:
     """``policy_kwargs`` of a MaskablePPO with the plan network (``policy=PlanPolicy``);
@@ -202,4 +270,4 @@ def plan_policy_kwargs(num_players: int, net: tuple[int, ...],
 
 
 __all__ = ["PlanExtractor", "PlanHead", "PlanMlpExtractor", "PlanPolicy", "PlanSizes",
-           "plan_policy_kwargs", "plan_reader"]
+           "load_plan_init", "plan_policy_kwargs", "plan_reader", "widen_plan_state"]

@@ -238,7 +238,11 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs, seed=cfg.seed, verbose=0,
         tensorboard_log=tb, device="cpu",
     )
-    if cfg.init:
+    if cfg.init and cfg.arch == "plan":
+        from trafficenvs.agents.plan_policy import load_plan_init
+
+        load_plan_init(model, cfg.init)  # also from a plan network before newer features
+    elif cfg.init:
         model.set_parameters(cfg.init, exact_match=True, device="cpu")
     history: list[dict[str, Any]] = []
     t0 = time.perf_counter()

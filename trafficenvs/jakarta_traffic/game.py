@@ -124,7 +124,8 @@ class JakartaTrafficGame(Game):
     def plan_reader(self, threads: int | None = 1) -> Any:
         """The features of the plan network (``trafficenvs train --arch plan``):
         :class:`~trafficenvs.jakarta_traffic.plan.PlanReader` for this configuration's
-        observations (where each honk takes my drives; per cell, turns and next stops)."""
+        observations (where each honk takes my drives and the next player's; per
+        cell, turns and next stops)."""
         from trafficenvs.jakarta_traffic.plan import PlanReader
 
         return PlanReader(self.cfg, self.obs_dim, threads)

@@ -18,9 +18,15 @@ from the observation alone (the greedy player's maze reader, ``greedy_observe.py
   could take the order stack there, its kind (charging, building), the turns from
   ``x`` to my nearest delivery address, to the nearest stack I could take and to the
   nearest other charging station, the competitors' mopeds there and whether I am
-  there. Turns count a honk per turn on the moped's paths (``greedy_maze``); a cell
-  further than 5 turns counts 7. Everything is an exact small integer
-  (:data:`CELL_BOUNDS`).
+  there, and what a delivery there would pay the next player (the competitor a honk of
+  mine can cut off: the greedy player spends free honks on that). Turns count a honk
+  per turn on the moped's paths (``greedy_maze``); a cell further than 5 turns counts
+  7. Everything is an exact small integer (:data:`CELL_BOUNDS`).
+- ``next_ends[a, e]``: the same as ``ends`` for the next player's moped: where its
+  drive out of edge ``e`` would park after my action ``a`` (a honk changes its drives
+  only when it turns a tile on its paths; drives and the detour leave them as the
+  board lies). A honk that turns the next player's way to its delivery into a dead
+  end is worth as much as one that opens mine.
 
 Nothing here is hidden information: the features are functions of the observation
 (tested against a plain-Python trace of the state). The work arrays are rows of a
@@ -57,6 +63,8 @@ from trafficenvs.jakarta_traffic.layout import (
     MAX_PLAYERS,
     NCELLS,
     NTYPES,
+    PL_HOLDS,
+    PLAYER_F,
 )
 
 #: actions with drive ends: rotate (0-74), swap (75-174), drive (175-178), detour (179)
@@ -66,10 +74,10 @@ NO_DRIVE = NCELLS
 #: per-cell features, in this order
 CELL_FEATURE_NAMES = ("my_turns", "their_turns", "deliver_pays", "can_take_stack",
                       "charging", "building", "turns_to_delivery", "turns_to_stack",
-                      "turns_to_charging", "others_here", "me_here")
+                      "turns_to_charging", "others_here", "me_here", "next_pays")
 CELL_FEATURES = len(CELL_FEATURE_NAMES)
 #: each feature's exact largest value (the pays: two orders of the top slots, 7 + 5)
-CELL_BOUNDS = np.array([FAR, FAR, 12, 1, 1, 1, FAR, FAR, FAR, MAX_PLAYERS - 1, 1],
+CELL_BOUNDS = np.array([FAR, FAR, 12, 1, 1, 1, FAR, FAR, FAR, MAX_PLAYERS - 1, 1, 12],
                        np.float32)
 
 #: the work arrays of a row: the greedy player's arrays for reading the board and
@@ -84,14 +92,42 @@ def make_scratch(b: int) -> tuple[np.ndarray, ...]:
 
 @njit(cache=True)
 def _drive_ends(links, exit_to, me, ends, a):
-    """``ends[a, e]``: where my drive out of edge ``e`` parks on ``links``."""
+    """``ends[a, e]``: where a drive from cell ``me`` out of edge ``e`` parks on
+    ``links``."""
     for e in range(4):
         d = follow(links, exit_to, me, e)
         ends[a, e] = d if d >= 0 and d != me else NO_DRIVE
 
 
 @njit(cache=True)
-def _plan_row(ob, cfg, sc, i, ends, cells):
+def _ends_after_honks(links, bits, exit_to, q, spare, ends):
+    """``ends[a, e]`` of the moped on ``q``: its drives as the board lies for every
+    action, then on the board after each honk of a tile on its paths (rotations, and
+    the honking player's ``spare`` laid there; every option of the tile, also one that
+    repeats another or leaves the tile as it is: its action still exists, the mask says
+    whether it is legal). A honk of a tile off its paths leaves its drives as they are.
+    ``links`` is left as it was."""
+    _drive_ends(links, exit_to, q, ends, 0)
+    for a in range(1, PLAN_ACTIONS):
+        for e in range(4):
+            ends[a, e] = ends[0, e]
+    path = np.int64(0)
+    for e in range(4):
+        path |= _trace_cells(links, exit_to, q, e)
+    cand = path & ~(np.int64(1) << q)
+    for y in range(NCELLS):
+        if (cand >> y) & 1 == 0:
+            continue
+        b0 = bits[y]
+        for o in range(7):
+            nb = _rotl(b0, o + 1) if o < 3 else _rotl(spare, o - 3)
+            _set_links(links, y, nb)
+            _drive_ends(links, exit_to, q, ends, _honk_action(y, o))
+        _set_links(links, y, b0)
+
+
+@njit(cache=True)
+def _plan_row(ob, cfg, sc, i, ends, cells, next_ends):
     """Row ``i``: the plan features of observation ``ob`` (module docstring); the paths
     follow the game's own frame (``cfg.exit_to``)."""
     exit_to = cfg.exit_to
@@ -107,33 +143,17 @@ def _plan_row(ob, cfg, sc, i, ends, cells):
     _read_opponents(ob, P, n, opp_pos, s_opp_energy[i])
     addr, pay, stack = s_addr[i], s_pay[i], s_stack[i]
     _read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
-    # ends: my drives as the board lies, for every honk, then the honks on my paths
-    _drive_ends(links, exit_to, me, ends, 0)
-    for a in range(1, A_DRIVE):
-        for e in range(4):
-            ends[a, e] = ends[0, e]
-    for e in range(4):
-        d = ends[0, e]
-        ends[A_DRIVE + e, 0] = d
+    # ends: my drives after every honk; a drive goes out of its own edge only, the
+    # detour is no drive
+    _ends_after_honks(links, bits, exit_to, me, spare, ends)
+    for e in range(4):  # the detour's row still holds the drives as the board lies
+        ends[A_DRIVE + e, 0] = ends[A_DETOUR, e]
         for k in range(1, 4):
             ends[A_DRIVE + e, k] = NO_DRIVE
     for k in range(4):
         ends[A_DETOUR, k] = NO_DRIVE
-    path = np.int64(0)
-    for e in range(4):
-        path |= _trace_cells(links, exit_to, me, e)
-    cand = path & ~(np.int64(1) << me)
-    for y in range(NCELLS):
-        if (cand >> y) & 1 == 0:
-            continue
-        b0 = bits[y]
-        # every option of the tile, also one that repeats another or leaves the tile as
-        # it is: its action still exists (the mask says whether it is legal)
-        for o in range(7):
-            nb = _rotl(b0, o + 1) if o < 3 else _rotl(spare, o - 3)
-            _set_links(links, y, nb)
-            _drive_ends(links, exit_to, me, ends, _honk_action(y, o))
-        _set_links(links, y, b0)
+    # the next player's drives after each of my actions (drives leave the board as it is)
+    _ends_after_honks(links, bits, exit_to, opp_pos[1], spare, next_ends)
     # cells: turns and the next stops from each cell
     dist = s_dist[i]
     _turn_distances(links, bits, exit_to, blocked, building, spare, spare != 0, s_reach[i],
@@ -142,7 +162,12 @@ def _plan_row(ob, cfg, sc, i, ends, cells):
     free = 0  # the types I could take (K7's limits; energy aside)
     for t in range(NTYPES):
         free |= np.int64(_may_accept(held, nheld, 1, t)) << t
+    o_next = P + PLAYER_F  # the next player's block (C4: seats from mine on)
     for x in range(NCELLS):
+        next_pays = 0.0
+        for t in range(NTYPES):
+            if ob[o_next + PL_HOLDS + t] and addr[t] == x:
+                next_pays += pay[t]
         near = FAR
         for j in range(1, n):
             near = min(near, dist[opp_pos[j], x])
@@ -171,13 +196,14 @@ def _plan_row(ob, cfg, sc, i, ends, cells):
         cells[x, 8] = to_charging
         cells[x, 9] = others[x]
         cells[x, 10] = x == me
+        cells[x, 11] = np.uint8(next_pays)
 
 
 @batched
 @njit(cache=True, parallel=True)
-def _plan_batch(obs, cfg, sc, ends, cells):
+def _plan_batch(obs, cfg, sc, ends, cells, next_ends):
     for i in prange(obs.shape[0]):
-        _plan_row(obs[i], cfg[0], sc, i, ends[i], cells[i])
+        _plan_row(obs[i], cfg[0], sc, i, ends[i], cells[i], next_ends[i])
 
 
 class PlanReader:
@@ -202,9 +228,10 @@ class PlanReader:
         self.threads = threads
         self._sc = make_scratch(0)
 
-    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(ends, cells)`` of a ``(B, obs_dim)`` uint8 batch: ``(B, PLAN_ACTIONS, 4)``
-        and ``(B, NCELLS, CELL_FEATURES)``, both uint8."""
+    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ends, cells, next_ends)`` of a ``(B, obs_dim)`` uint8 batch:
+        ``(B, PLAN_ACTIONS, 4)``, ``(B, NCELLS, CELL_FEATURES)`` and
+        ``(B, PLAN_ACTIONS, 4)``, all uint8."""
         obs = np.asarray(obs)
         if obs.dtype != np.uint8 or obs.ndim != 2 or obs.shape[1] != self.obs_dim:
             raise ValueError(f"plan features need uint8 observations of shape (B, "
@@ -215,8 +242,9 @@ class PlanReader:
             self._sc = make_scratch(b)
         ends = np.empty((b, PLAN_ACTIONS, 4), np.uint8)
         cells = np.empty((b, NCELLS, CELL_FEATURES), np.uint8)
-        _plan_batch(obs, self.cfg, self._sc, ends, cells, threads=self.threads)
-        return ends, cells
+        next_ends = np.empty((b, PLAN_ACTIONS, 4), np.uint8)
+        _plan_batch(obs, self.cfg, self._sc, ends, cells, next_ends, threads=self.threads)
+        return ends, cells, next_ends
 
 
 __all__ = ["CELL_BOUNDS", "CELL_FEATURES", "CELL_FEATURE_NAMES", "NO_DRIVE", "PLAN_ACTIONS",
