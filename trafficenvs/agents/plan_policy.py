@@ -217,11 +217,14 @@ def widen_plan_state(old: dict[str, th.Tensor], policy: PlanPolicy) -> dict[str,
     obs_dim = policy.features_extractor.obs_dim
     out: dict[str, th.Tensor] = {}
     for k, v in new.items():
+        if k.endswith(("inv_cells", "inv_high")):  # the scales: the policy's own
+            out[k] = v.clone()
+            continue
         w = old.get(k)
         if w is None:
             raise ValueError(f"the old plan network has no {k}")
-        if w.shape == v.shape or k.endswith(("inv_cells", "inv_high")):
-            out[k] = v.clone() if k.endswith(("inv_cells", "inv_high")) else w.clone()
+        if w.shape == v.shape:
+            out[k] = w.clone()
             continue
         t = th.zeros_like(v)
         if k.endswith(("policy_net.0.weight", "value_net.0.weight")):
