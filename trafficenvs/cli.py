@@ -80,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.arch != "mlp":
                 raise ValueError("--arch plan needs the sb3 backend; the rllib backend "
                                  "trains its own flat network")
+            if args.potential:
+                raise ValueError("--potential needs the sb3 backend (its self-play env "
+                                 "shapes the reward)")
             from trafficenvs.rllib.training import run_from_args
 
             return run_from_args(args)

@@ -72,6 +72,14 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="write TensorBoard logs here (if tensorboard is installed)")
     p.add_argument("--shaping", action="store_true",
                    help="reward points as they are scored, on top of the result")
+    p.add_argument("--potential", type=float, default=d.potential, metavar="W",
+                   help="shape the reward by W times the change of the game's position "
+                        "estimate across each learner decision (potential-based, so the "
+                        "best policy is unchanged), W falling to 0 at --potential-until "
+                        "of the run (default 0: off; Jamming and Jakarta Traffic)")
+    p.add_argument("--potential-until", type=float, default=d.potential_until,
+                   metavar="F", help="share of the PPO steps after which the potential's "
+                                     "weight is 0 (default %(default)s)")
     p.add_argument("--init", default=None, metavar="PATH",
                    help="start from this checkpoint's weights (continue a run)")
     p.add_argument("--teacher", default=d.teacher, metavar="AGENT",
@@ -108,7 +116,8 @@ def run_train(args: argparse.Namespace) -> int:
         snapshot_every=args.snapshot_every, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_against=args.eval_against,
         checkpoint_every=args.checkpoint_every, out=args.out,
-        tensorboard=args.tensorboard, shaping=args.shaping, torch_threads=args.threads,
+        tensorboard=args.tensorboard, shaping=args.shaping, potential=args.potential,
+        potential_until=args.potential_until, torch_threads=args.threads,
         env_threads=args.env_threads,
         progress=not args.no_progress, init=args.init, teacher=args.teacher,
         teacher_decisions=args.teacher_decisions, teacher_rounds=args.teacher_rounds,

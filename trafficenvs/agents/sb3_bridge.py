@@ -119,6 +119,7 @@ class SelfPlayVecEnv(VecEnv):
         opponents: OpponentPool | Policy | Sequence[Policy],
         seed: int | None = None,
         max_cycles: int | None = None,
+        potential: float = 0.0,
         **options: Any,
     ):
         self.venv = make_vec(env_id, num_envs=num_envs, max_cycles=max_cycles, **options)
@@ -151,6 +152,67 @@ class SelfPlayVecEnv(VecEnv):
         self._default_seed = seed
         #: env steps (every seat's moves) since construction, for throughput figures
         self.env_steps = 0
+        self._phi = np.zeros(n, np.float64)
+        self._potential_rows: Any = None
+        #: weight of the potential-based shaping (:meth:`set_potential`)
+        self.potential = 0.0
+        self.set_potential(potential)
+
+    # -- shaping ----------------------------------------------------------------
+    def set_potential(self, weight: float) -> None:
+        """Shape the learner's reward by ``weight * (phi(s') - phi(s))`` (Ng et al. 1999),
+        where phi is the game's own position estimate for the learner's seat (its
+        ``evaluate`` verb, the search agents' cut-off value, in the result's scale) at
+        each of its decisions, and 0 once the game is over.
+
+        Why: the result comes once, after 40-400 decisions; the estimate's change
+        across one decision and the opponents' answers to it credits that decision at
+        once. Being a difference of potentials it adds only ``-weight * phi(s_0)`` to
+        a game's return, so the policy that wins most is still the best one, and
+        annealing ``weight`` to 0 (``trafficenvs train --potential``) ends training on
+        the true reward. The estimate reads the whole record but, as in the searches,
+        only what every seat sees: it never looks at hidden cards or the generator.
+        ``weight`` 0 turns it off. A ``ValueError`` for a game without an estimate."""
+        weight = float(weight)
+        if not np.isfinite(weight) or weight < 0:
+            raise ValueError(f"potential weight must be a finite number >= 0, got {weight}")
+        if weight > 0 and self._potential_rows is None:
+            import importlib
+
+            from trafficenvs.core.spec import get_spec
+
+            kernels = importlib.import_module(get_spec(self.game.name).kernels)
+            if not hasattr(kernels, "evaluate"):
+                raise ValueError(f"{self.game.name} has no position estimate (evaluate verb) "
+                                 f"for potential shaping")
+            from trafficenvs.agents.search import _kernels
+            from trafficenvs.core.verbs import EVAL_SCRATCH
+
+            n = self.num_envs
+            self._potential_rows = (_kernels().evaluate_rows,
+                                    np.zeros((n, self.num_players), np.float64),
+                                    np.zeros((n, EVAL_SCRATCH), np.float64))
+            self._phi = self._phi_now()
+        self.potential = weight
+
+    def _phi_now(self) -> np.ndarray:
+        """The estimate of every row's position for its learner (see :meth:`set_potential`)."""
+        fn, ret, evs = self._potential_rows
+        out = np.zeros(self.num_envs, np.float64)
+        fn(self.venv.records, self.game.cfg, self.learner_seat, ret, evs, out, threads=1)
+        return out
+
+    def _shaped(self) -> np.ndarray:
+        """This step's shaping per row (0 without a potential); the rows' potentials
+        move on to the positions the learner now faces."""
+        if self._potential_rows is None:
+            return np.zeros(self.num_envs)
+        phi = self._phi_now()
+        # a game that ended this step: its end has potential 0; the new game starts
+        # from its own first position's (that start carries no shaping)
+        shaped = self.potential * (np.where(self._done, 0.0, phi) - self._phi)
+        self._phi = phi
+        return shaped
 
     # -- games ------------------------------------------------------------------
     def _start_games(self, rows: np.ndarray) -> None:
@@ -222,6 +284,8 @@ class SelfPlayVecEnv(VecEnv):
         self._advance()
         self._acc[:] = self._carry
         self._carry[:] = 0
+        if self._potential_rows is not None:
+            self._phi = self._phi_now()
         return self.venv.last.observation.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -236,7 +300,7 @@ class SelfPlayVecEnv(VecEnv):
         self._actions = None
         self._collect(out, self._all)
         self._advance()
-        rewards = self._acc.astype(np.float32)
+        rewards = (self._acc + self._shaped()).astype(np.float32)
         self._ep_ret += self._acc
         self._ep_len += 1
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
@@ -287,6 +351,8 @@ class SelfPlayVecEnv(VecEnv):
         self._advance()
         self._acc[i] += self._carry[i]
         self._carry[i] = 0.0
+        if self._potential_rows is not None:
+            self._phi[i] = self._phi_now()[i]
         return self.venv.last.observation[i].copy()
 
 

@@ -303,3 +303,21 @@ def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, 
                 besta = act[i, c]
             c = sib[i, c]
         out[i] = besta
+
+
+@batched
+@njit(cache=True, parallel=True)
+def evaluate_rows(recs, cfg, seats, ret, evs, out):
+    """``out[i]``: the game's heuristic value (``k_evaluate``, in the scale of the final
+    result) of row ``i``'s position for seat ``seats[i]``; 0 for a game that is over
+    (its result is the reward). ``ret`` (B, N) and ``evs`` (B, EVAL_SCRATCH) are
+    scratch. The potential of :class:`~trafficenvs.agents.sb3_bridge.SelfPlayVecEnv`'s
+    shaping."""
+    for i in prange(recs.shape[0]):
+        if k_is_over(recs[i], cfg[0]):
+            out[i] = 0.0
+            continue
+        for j in range(ret.shape[1]):
+            ret[i, j] = 0.0
+        k_evaluate(recs[i], cfg[0], ret[i], evs[i])
+        out[i] = ret[i, seats[i]]

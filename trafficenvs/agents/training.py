@@ -61,6 +61,11 @@ class TrainConfig:
     out: str = ""
     tensorboard: str | None = None
     shaping: bool = False
+    #: potential-based shaping by the game's position estimate (``SelfPlayVecEnv.
+    #: set_potential``): its weight at the start, falling linearly to 0 at
+    #: ``potential_until`` of the PPO steps (0: off)
+    potential: float = 0.0
+    potential_until: float = 0.75
     torch_threads: int = 1
     #: numba threads for the env and the opponents (see ``train``)
     env_threads: int = 1
@@ -179,6 +184,13 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 ARCHS = ("mlp", "plan")
 
 
+def potential_weight(start: float, until: float, n: int, total: int) -> float:
+    """The potential shaping's weight after ``n`` of ``total`` PPO steps: ``start``
+    falling linearly to 0 at ``until * total`` and 0 after, so the last part of a run
+    learns from the true result alone (its value function too)."""
+    return start * max(0.0, 1.0 - n / (until * total))
+
+
 def _network(cfg: TrainConfig, name: str) -> tuple[Any, dict]:
     """MaskablePPO's ``policy`` and ``policy_kwargs`` for ``cfg.arch``."""
     from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS
@@ -221,8 +233,10 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
             pool.weights["self"] = 1.0
         else:
             pool.add(make_agent(g, game, seed=cfg.seed + 17 * (k + 1)), group=g)
+    if not 0.0 < cfg.potential_until <= 1.0:
+        raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
     env = SelfPlayVecEnv(name, cfg.num_envs, pool, seed=cfg.seed, num_players=cfg.players,
-                         **options)
+                         potential=cfg.potential, **options)
 
     tb = cfg.tensorboard
     if tb:
@@ -270,6 +284,9 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
 
         def _on_step(self) -> bool:
             n = self.num_timesteps
+            if cfg.potential:
+                env.set_potential(potential_weight(cfg.potential, cfg.potential_until, n,
+                                                   total))
             if "self" in groups and n >= self.next_snap:
                 pool.add(PPOPolicy.frozen(self.model, f"self@{n}"), group="self")
                 self.next_snap += cfg.snapshot_every
@@ -321,4 +338,4 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["TrainConfig", "train"]
+__all__ = ["TrainConfig", "potential_weight", "train"]
