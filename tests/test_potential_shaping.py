@@ -17,28 +17,34 @@ from trafficenvs.core.verbs import EVAL_SCRATCH, k_evaluate
 from trafficenvs.registry import make_game
 
 
-def _env(game, weight, n=16, seed=0):
+def _env(game, weight, n=16, seed=0, gamma=1.0):
     g = make_game(game, num_players=2)
     return SelfPlayVecEnv(game, n, [make_greedy(g)], seed=seed, num_players=2,
-                          potential=weight)
+                          potential=weight, potential_gamma=gamma)
 
 
-def _play(env, games, seed=0):
-    """Random legal learner moves until ``games`` games ended: per game the summed
-    reward the learner got, its result, and the estimate of its first position."""
+def _play(env, games, seed=0, gamma=1.0):
+    """Random legal learner moves until ``games`` games ended: per game the reward the
+    learner got, summed with discount ``gamma`` per learner step, its result
+    discounted the same way (it comes at the last step), and the estimate of its
+    first position."""
     rng = np.random.default_rng(seed)
     env.reset()
     start = env._phi.copy()  # noqa: SLF001
     total = np.zeros(env.num_envs)
+    disc = np.ones(env.num_envs)
     ended = []
     while len(ended) < games:
         mask = env.action_masks()
         env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
         _, rewards, done, infos = env.step_wait()
-        total += rewards
+        total += disc * rewards
+        last = disc.copy()
+        disc *= gamma
         for i in np.flatnonzero(done):
-            ended.append((total[i], infos[i]["episode"]["r"], start[i]))
+            ended.append((total[i], last[i] * infos[i]["episode"]["r"], start[i]))
             total[i] = 0.0
+            disc[i] = 1.0
         start = np.where(done, env._phi, start)  # noqa: SLF001
     return np.array(ended)
 
@@ -48,6 +54,13 @@ def test_the_shaped_return_is_the_result_less_the_first_positions_estimate(game)
     got = _play(_env(game, 0.5), games=40)
     assert np.allclose(got[:, 0], got[:, 1] - 0.5 * got[:, 2], atol=1e-5)
     assert (got[:, 2] != 0).any()  # the estimate has an opinion before the end
+
+
+def test_with_a_discount_the_shaped_discounted_return_is_still_the_result_less_it():
+    """``w * (gamma * phi(s') - phi(s))`` telescopes in the discounted sum too (the
+    plain rewards come only at the end here: no shaping option, zero-sum C2)."""
+    got = _play(_env("jakarta_traffic", 0.5, gamma=0.97), games=30, gamma=0.97)
+    assert np.allclose(got[:, 0], got[:, 1] - 0.5 * got[:, 2], atol=1e-5)
 
 
 def test_the_potential_is_the_games_estimate_for_the_learners_seat():
@@ -73,6 +86,8 @@ def test_a_game_without_an_estimate_or_a_negative_weight_is_refused():
         _env("traffic_jam", 1.0)
     with pytest.raises(ValueError, match="potential weight must be"):
         _env("jakarta_traffic", -1.0)
+    with pytest.raises(ValueError, match="potential gamma must be"):
+        _env("jakarta_traffic", 1.0, gamma=0.0)
 
 
 def test_train_anneals_the_potential_and_records_it(tmp_path):

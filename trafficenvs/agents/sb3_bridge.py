@@ -120,6 +120,7 @@ class SelfPlayVecEnv(VecEnv):
         seed: int | None = None,
         max_cycles: int | None = None,
         potential: float = 0.0,
+        potential_gamma: float = 1.0,
         **options: Any,
     ):
         self.venv = make_vec(env_id, num_envs=num_envs, max_cycles=max_cycles, **options)
@@ -154,13 +155,15 @@ class SelfPlayVecEnv(VecEnv):
         self.env_steps = 0
         self._phi = np.zeros(n, np.float64)
         self._potential_rows: Any = None
-        #: weight of the potential-based shaping (:meth:`set_potential`)
+        #: weight and discount of the potential-based shaping (:meth:`set_potential`)
         self.potential = 0.0
-        self.set_potential(potential)
+        self.potential_gamma = 1.0
+        self.set_potential(potential, potential_gamma)
 
     # -- shaping ----------------------------------------------------------------
-    def set_potential(self, weight: float) -> None:
-        """Shape the learner's reward by ``weight * (phi(s') - phi(s))`` (Ng et al. 1999),
+    def set_potential(self, weight: float, gamma: float | None = None) -> None:
+        """Shape the learner's reward by ``weight * (gamma * phi(s') - phi(s))`` (Ng et
+        al. 1999; ``gamma``: the learner's discount, kept from the last call, first 1),
         where phi is the game's own position estimate for the learner's seat (its
         ``evaluate`` verb, the search agents' cut-off value, in the result's scale) at
         each of its decisions, and 0 once the game is over.
@@ -168,7 +171,7 @@ class SelfPlayVecEnv(VecEnv):
         Why: the result comes once, after 40-400 decisions; the estimate's change
         across one decision and the opponents' answers to it credits that decision at
         once. Being a difference of potentials it adds only ``-weight * phi(s_0)`` to
-        a game's return, so the policy that wins most is still the best one, and
+        a game's discounted return, so the policy that wins most is still the best one, and
         annealing ``weight`` to 0 (``trafficenvs train --potential``) ends training on
         the true reward. The estimate reads the whole record but, as in the searches,
         only what every seat sees: it never looks at hidden cards or the generator.
@@ -176,6 +179,10 @@ class SelfPlayVecEnv(VecEnv):
         weight = float(weight)
         if not np.isfinite(weight) or weight < 0:
             raise ValueError(f"potential weight must be a finite number >= 0, got {weight}")
+        if gamma is not None:
+            if not 0.0 < float(gamma) <= 1.0:
+                raise ValueError(f"potential gamma must be in (0, 1], got {gamma}")
+            self.potential_gamma = float(gamma)
         if weight > 0 and self._potential_rows is None:
             import importlib
 
@@ -210,7 +217,8 @@ class SelfPlayVecEnv(VecEnv):
         phi = self._phi_now()
         # a game that ended this step: its end has potential 0; the new game starts
         # from its own first position's (that start carries no shaping)
-        shaped = self.potential * (np.where(self._done, 0.0, phi) - self._phi)
+        shaped = self.potential * (self.potential_gamma * np.where(self._done, 0.0, phi)
+                                   - self._phi)
         self._phi = phi
         return shaped
 

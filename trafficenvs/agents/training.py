@@ -236,7 +236,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     if not 0.0 < cfg.potential_until <= 1.0:
         raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
     env = SelfPlayVecEnv(name, cfg.num_envs, pool, seed=cfg.seed, num_players=cfg.players,
-                         potential=cfg.potential, **options)
+                         potential=cfg.potential, potential_gamma=cfg.gamma, **options)
 
     tb = cfg.tensorboard
     if tb:
