@@ -87,8 +87,8 @@ def measure(game: str, players: int, model: str, search: str, decisions: int,
         if len(rows):
             obs, mask = out.observation[rows], out.action_mask[rows].astype(bool)
             teacher.act(obs, mask, cur[rows], records=venv.records[rows])
-            q = np.where(mask, np.nan_to_num(teacher._scratch["values"][:len(rows)],
-                                             nan=-np.inf), -np.inf)
+            q = np.where(mask, np.nan_to_num(teacher.last_values(len(rows)), nan=-np.inf),
+                         -np.inf)
             top = q.max(1)
             picks = (actions[rows], greedy.act(obs, mask, cur[rows]))
             ph = (np.asarray(g.obs_layout.slice(obs, "phase")).argmax(1) if names

@@ -127,3 +127,16 @@ def test_potential_where_it_cannot_work_is_a_users_mistake(argv, message, capsys
         main(argv)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_which_games_have_their_own_estimate():
+    from trafficenvs.core.verbs import has_verb
+
+    def dtype(name):
+        return make_game(name, num_players=2).record_dtype
+
+    assert has_verb(dtype("jakarta_traffic"), "evaluate")
+    assert has_verb(dtype("jamming_traffic"), "evaluate")
+    assert not has_verb(dtype("traffic_jam"), "evaluate")
+    with pytest.raises(ValueError, match="unknown verb"):
+        has_verb(dtype("traffic_jam"), "fly")

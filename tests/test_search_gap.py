@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import trafficenvs
@@ -43,3 +44,22 @@ def test_the_command_writes_its_json(tmp_path, capsys):
     assert "value the model gives up" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--decisions", "0"])
+
+
+def test_the_search_hands_out_its_move_values_only_for_what_it_searched():
+    from trafficenvs.agents.search import SearchPolicy
+
+    g = trafficenvs.make_game("jakarta_traffic", num_players=2)
+    venv = trafficenvs.make_vec("jakarta_traffic", num_envs=4, num_players=2)
+    out = venv.reset(seed=0)
+    s = SearchPolicy(g, "flatmc:n=1,depth=2,rollout=greedy")
+    with pytest.raises(ValueError, match="no act of 4 rows"):
+        s.last_values(4)
+    picked = s.act(out.observation, out.action_mask, out.current_player,
+                   records=venv.records)
+    q = s.last_values(4)
+    legal = out.action_mask.astype(bool)
+    assert np.isnan(q[~legal]).all() and not np.isnan(q[legal]).any()
+    assert (q[np.arange(4), picked] == np.nanmax(q, 1)).all()
+    with pytest.raises(ValueError, match="only flatmc"):
+        SearchPolicy(g, "mcts:sims=4").last_values(1)

@@ -184,16 +184,12 @@ class SelfPlayVecEnv(VecEnv):
                 raise ValueError(f"potential gamma must be in (0, 1], got {gamma}")
             self.potential_gamma = float(gamma)
         if weight > 0 and self._potential_rows is None:
-            import importlib
+            from trafficenvs.agents.search import _kernels
+            from trafficenvs.core.verbs import EVAL_SCRATCH, has_verb
 
-            from trafficenvs.core.spec import get_spec
-
-            kernels = importlib.import_module(get_spec(self.game.name).kernels)
-            if not hasattr(kernels, "evaluate"):
+            if not has_verb(self.game.record_dtype, "evaluate"):
                 raise ValueError(f"{self.game.name} has no position estimate (evaluate verb) "
                                  f"for potential shaping")
-            from trafficenvs.agents.search import _kernels
-            from trafficenvs.core.verbs import EVAL_SCRATCH
 
             n = self.num_envs
             self._potential_rows = (_kernels().evaluate_rows,

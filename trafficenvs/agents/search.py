@@ -195,6 +195,18 @@ class SearchPolicy:
         self.decisions += b
         return out
 
+    def last_values(self, rows: int) -> np.ndarray:
+        """``(rows, num_actions)``: what the last :meth:`act` of ``rows`` rows found each
+        move worth for the seat to move (the mean over its rollouts), NaN for a move
+        not searched (illegal, or off the ``top`` shortlist); flatmc only. A copy: the
+        next ``act`` reuses the buffer."""
+        if self.kind != "flatmc":
+            raise ValueError(f"{self.name}: only flatmc keeps a value per move")
+        values = self._scratch.get("values")
+        if values is None or rows > self._scratch["b"].shape[0]:
+            raise ValueError(f"{self.name}: no act of {rows} rows to read values from")
+        return values[:rows].copy()
+
     def report(self) -> dict[str, float]:
         """Decisions, milliseconds per decision (batched) and rollouts per second."""
         return {"decisions": self.decisions,

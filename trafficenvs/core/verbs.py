@@ -94,6 +94,20 @@ def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
                                         **kernels}
 
 
+def has_verb(record_dtype: np.dtype, verb: str) -> bool:
+    """Whether the game of ``record_dtype`` has its own ``verb`` (an optional verb it
+    did not register runs the default: no truncation, no estimate, ...)."""
+    if verb not in VERBS + OPTIONAL_VERBS:
+        raise ValueError(f"unknown verb {verb!r}; verbs: {', '.join(VERBS + OPTIONAL_VERBS)}")
+    try:
+        fn = _KERNELS[np.dtype(record_dtype)][verb]
+    except KeyError:
+        raise TypeError(f"no game kernels registered for record dtype {record_dtype}") from None
+    defaults = {"is_truncated": never_truncated, "determinize": redraw_generator,
+                "evaluate": no_estimate, "greedy": no_greedy}
+    return fn is not defaults.get(verb)
+
+
 def register_greedy(record_dtype: np.dtype, fn: Callable) -> None:
     """Register the ``greedy`` verb of the game whose records are ``record_dtype``
     (after its kernels: see the module docstring)."""
