@@ -92,7 +92,8 @@ def test_sample_legal_takes_the_legal_action_its_bits_rank():
     """The pick is the k-th legal action, k = (top 32 bits x legal count) >> 32, for
     any mask length: less than a word, whole words, groups of 4 words (whose byte
     lanes are summed before one multiply), groups plus single words, and a tail of
-    bytes that does not fill a word."""
+    bytes that does not fill a word. A bool row and its uint8 view (what the batched
+    samplers pass) pick alike."""
     rng = np.random.default_rng(0)
     for length in (1, 7, 8, 9, 33, 329, 2040, 2048, 2049, 4100):
         for p in (0.0, 0.02, 0.5, 1.0):
@@ -103,6 +104,29 @@ def test_sample_legal_takes_the_legal_action_its_bits_rank():
                 k = (int(bits[i]) >> 32) * len(legal) >> 32
                 want = legal[k] if len(legal) else -1
                 assert driver._pick_legal(mask[i], bits[i]) == want, (length, p, i)
+                assert driver._pick_legal(mask[i].view(np.uint8), bits[i]) == want
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sample_legal_batch_picks_the_ranked_action_of_every_row(threads):
+    """The batched sampler (serial and parallel builds) draws each row's bits from its
+    own RNG record and takes the k-th legal action of that row, for a batch large
+    enough to run the parallel build."""
+    from trafficenvs.core.rng import rng_next
+
+    rng = np.random.default_rng(1)
+    for length in (212, 329, 600):
+        mask = rng.random((512, length)) < 0.05
+        mask[7] = False
+        st = driver.rng_states(512, 3)
+        ref = st.copy()
+        out = np.zeros(512, np.int64)
+        driver.sample_legal(mask, st, out, threads=threads)
+        for i in range(512):
+            bits = rng_next(ref[i : i + 1][0])
+            legal = np.flatnonzero(mask[i])
+            k = (int(bits) >> 32) * len(legal) >> 32
+            assert out[i] == (legal[k] if len(legal) else -1), (length, i)
 
 _PLAY = """
 import json, sys, warnings, numpy as np
