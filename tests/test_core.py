@@ -92,8 +92,7 @@ def test_sample_legal_takes_the_legal_action_its_bits_rank():
     """The pick is the k-th legal action, k = (top 32 bits x legal count) >> 32, for
     any mask length: less than a word, whole words, groups of 4 words (whose byte
     lanes are summed before one multiply), groups plus single words, and a tail of
-    bytes that does not fill a word. A bool row and its uint8 view (what the batched
-    samplers pass) pick alike."""
+    bytes that does not fill a word. A bool row and its uint8 view pick alike."""
     rng = np.random.default_rng(0)
     for length in (1, 7, 8, 9, 33, 329, 2040, 2048, 2049, 4100):
         for p in (0.0, 0.02, 0.5, 1.0):

@@ -43,6 +43,7 @@ from trafficenvs.core.verbs import (
     k_observe,
     k_step,
 )
+from trafficenvs.core.views import as_bytes, as_words
 
 
 @njit(cache=True, inline="never")
@@ -196,80 +197,52 @@ _ONES = np.uint64(0x0101010101010101)
 _FF = np.uint64(0xFF)
 _S56 = np.uint64(56)
 _S32 = np.uint64(32)
-_U = np.uint64
-_U1 = np.uint64(1)
-_U8 = np.uint64(8)
-_U16 = np.uint64(16)
-_U24 = np.uint64(24)
-_U40 = np.uint64(40)
-_U48 = np.uint64(48)
-
-
-@njit(cache=True)
-def _word(m, b):
-    """The 8 mask entries ``m[b:b+8]`` (bools, 0 or 1) as one little-endian uint64.
-
-    Written as eight byte loads that LLVM merges into one 8-byte load: a
-    ``m[..].view(np.uint64)`` costs more than the whole count (it builds a new array
-    and checks its alignment), about 25 ns a pick (measured).
-    """
-    return (_U(m[b]) | (_U(m[b + _U1]) << _U8) | (_U(m[b + _U(2)]) << _U16)
-            | (_U(m[b + _U(3)]) << _U24) | (_U(m[b + _U(4)]) << _S32)
-            | (_U(m[b + _U(5)]) << _U40) | (_U(m[b + _U(6)]) << _U48)
-            | (_U(m[b + _U(7)]) << _S56))
 
 
 @njit(cache=True, inline="never")
 def _pick_legal(mask_row, bits):
     """The legal action of one mask row chosen by 64 random ``bits`` (uniform), or -1.
 
-    ``mask_row``: a bool mask row, best viewed as ``uint8`` by the caller (once per
-    batch, outside the row loop): a bool load is normalised to 0/1, which keeps LLVM
-    from merging the byte loads of :func:`_word`.
-
     The pick is the k-th legal action, ``k = (bits >> 32) * count >> 32``. The mask is
-    read 8 bytes at a time (a bool is one byte, 0 or 1; :func:`_word`): multiplying a
-    word by ``0x0101..01`` leaves in byte i the number of ones in bytes 0..i, so the
-    top byte counts the word (4 words are added first when only the count is needed),
-    and the chosen byte is found by counting the running totals not above k, with no
-    branch per byte. The tail that does not fill a word is read byte by byte. Indices
-    are unsigned, so numba emits no negative-index wraparound and LLVM vectorises the
-    count.
+    read 8 bytes at a time (a bool is one byte, 0 or 1), through the no-copy word view
+    of :func:`~trafficenvs.core.views.as_words` (numba's own ``view`` per row cost more
+    than the count): multiplying a word by ``0x0101..01`` leaves in byte i the number
+    of ones in bytes 0..i, so the top byte counts the word (4 words are added first
+    when only the count is needed), and the chosen byte is found by counting the
+    running totals not above k, with no branch per byte. The tail that does not fill a
+    word is read byte by byte.
     """
-    a = _U(mask_row.shape[0])
-    nw = a >> _U(3)
+    a = mask_row.shape[0]
+    words = as_words(as_bytes(mask_row))
+    nw = words.shape[0]
     n = 0
-    w = _U(0)
-    while w + _U(4) <= nw:  # each byte lane sums at most 4 ones
-        o = w << _U(3)
-        s = (_word(mask_row, o) + _word(mask_row, o + _U8) + _word(mask_row, o + _U16)
-             + _word(mask_row, o + _U24))
-        n += np.int64((s * _ONES) >> _S56)
-        w += _U(4)
-    while w < nw:
-        n += np.int64((_word(mask_row, w << _U(3)) * _ONES) >> _S56)
-        w += _U1
-    for b in range(nw << _U(3), a):
+    w = 0
+    while w + 4 <= nw:  # each byte lane sums at most 4 ones
+        n += np.int64(((words[w] + words[w + 1] + words[w + 2] + words[w + 3]) * _ONES) >> _S56)
+        w += 4
+    for v in range(w, nw):
+        n += np.int64((words[v] * _ONES) >> _S56)
+    for b in range(nw * 8, a):
         n += np.int64(mask_row[b])
     if n == 0:
         return -1
     k = np.int64(((bits >> _S32) * np.uint64(n)) >> _S32)
     seen = 0
     for v in range(nw):
-        run = _word(mask_row, v << _U(3)) * _ONES
+        run = words[v] * _ONES
         c = np.int64(run >> _S56)
         if seen + c > k:
             j = np.uint64(k - seen)
             b = 0
             for i in range(8):
                 b += np.int64(((run >> np.uint64(8 * i)) & _FF) <= j)
-            return np.int64(v) * 8 + b
+            return v * 8 + b
         seen += c
     k -= seen
-    for b in range(nw << _U(3), a):
+    for b in range(nw * 8, a):
         if mask_row[b]:
             if k == 0:
-                return np.int64(b)
+                return b
             k -= 1
     return -1
 
@@ -283,9 +256,8 @@ def _sample_legal(mask, states, out):
     row, so sampling is as reproducible as the games themselves. Rows with no legal
     action get -1.
     """
-    u = mask.view(np.uint8)  # once per call: _pick_legal reads bytes (see _word)
-    for i in prange(u.shape[0]):
-        out[i] = _pick_legal(u[i], rng_next(states[i]))
+    for i in prange(mask.shape[0]):
+        out[i] = _pick_legal(mask[i], rng_next(states[i]))
 
 
 @batched
@@ -297,13 +269,12 @@ def _play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
     of shape ``(B, num_actions)``. Returns the number of games finished.
     """
     finished = 0
-    u = mask.view(np.uint8)  # the same bytes, read by _pick_legal (see _word)
     for i in prange(recs.shape[0]):
         r = recs[i]
         m = mask[i]
         for _ in range(steps):
             k_legal_mask(r, cfg[0], m)
-            a = _pick_legal(u[i], rng_next(r))
+            a = _pick_legal(m, rng_next(r))
             k_step(r, cfg[0], a)
             r.moves += 1
             if k_is_over(r, cfg[0]) or k_is_truncated(r, cfg[0]):

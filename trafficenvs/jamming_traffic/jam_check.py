@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from trafficenvs.core.views import as_words
 from trafficenvs.jamming_traffic.geometry import pushed_exit
 from trafficenvs.jamming_traffic.jams import (
     WALK_DEAD_END,
@@ -36,7 +37,6 @@ from trafficenvs.jamming_traffic.layout import (
     CH_UNKNOWN,
     MAX_ROADS,
 )
-from trafficenvs.jamming_traffic.views import as_words
 
 
 @njit(cache=True)

@@ -14,8 +14,6 @@ table names each ruling's function) are in modules named after what they hold:
 - ``legality.py``: ``is_legal`` and the masks (C3);
 - ``observe.py``: a seat's observation (C4) and its derived features;
 - ``evaluate.py``: the race estimate search agents cut their rollouts off with;
-- ``views.py``: no-copy views (a 2-D queue array as 1-D, a mask as bytes, flags as
-  words) for the hot loops;
 - ``turns.py``: set-up, dice, placements, moves and the turn's end; ``init``, ``step``.
 
 Everything tests, the greedy player, the renderer and the Game import from here stays

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from trafficenvs.core.views import as_bytes
 from trafficenvs.jamming_traffic.geometry import can_enter, can_leave, rb_exit
 from trafficenvs.jamming_traffic.jam_check import (
     chain_code,
@@ -33,7 +34,6 @@ from trafficenvs.jamming_traffic.layout import (
     SETUP,
     STOP,
 )
-from trafficenvs.jamming_traffic.views import as_bytes
 
 
 @njit(cache=True)

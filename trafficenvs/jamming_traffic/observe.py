@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from trafficenvs.core.clock import horizon_left
+from trafficenvs.core.views import flat
 from trafficenvs.jamming_traffic.geometry import can_leave, rb_exit
 from trafficenvs.jamming_traffic.layout import (
     MOVE,
@@ -31,7 +32,6 @@ from trafficenvs.jamming_traffic.layout import (
     STOP,
 )
 from trafficenvs.jamming_traffic.queues import popcount
-from trafficenvs.jamming_traffic.views import flat
 
 U = np.uint64
 _ONE = np.uint64(1)
