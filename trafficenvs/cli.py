@@ -80,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.arch != "mlp":
                 raise ValueError("--arch plan needs the sb3 backend; the rllib backend "
                                  "trains its own flat network")
+            if args.prior_beta is not None:
+                raise ValueError("--prior-beta needs the sb3 backend and --arch plan")
             if args.potential:
                 raise ValueError("--potential needs the sb3 backend (its self-play env "
                                  "shapes the reward)")

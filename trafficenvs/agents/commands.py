@@ -54,6 +54,9 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arch", choices=ARCHS, default=d.arch,
                    help="network: flat (mlp) or, for jakarta_traffic, plan (moves scored "
                         "by the cells they reach, agents/plan_policy.py)")
+    p.add_argument("--prior-beta", type=float, default=None, metavar="BETA",
+                   help="with --arch plan: add BETA (learned from there) to the greedy "
+                        "player's move in the policy's logits (agents/prior_policy.py)")
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every,
                    help="steps between frozen self-play opponents")
     p.add_argument("--eval-every", type=int, default=d.eval_every,
@@ -104,6 +107,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     if args.timesteps == 0 and not args.teacher:
         raise ValueError("--timesteps 0 trains nothing without a --teacher to distil")
+    if args.prior_beta is not None and args.arch != "plan":
+        raise ValueError("--prior-beta needs --arch plan")
     if args.arch == "plan":  # refused before anything is built
         from trafficenvs.agents.plan_policy import plan_reader
 
@@ -113,6 +118,7 @@ def run_train(args: argparse.Namespace) -> int:
         opponents=args.opponents, seed=args.seed, num_envs=args.num_envs, n_steps=args.n_steps,
         batch_size=args.batch_size, n_epochs=args.n_epochs, learning_rate=args.lr,
         ent_coef=args.ent_coef, net=tuple(int(x) for x in args.net.split(",")), arch=args.arch,
+        prior_beta=args.prior_beta,
         snapshot_every=args.snapshot_every, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_against=args.eval_against,
         checkpoint_every=args.checkpoint_every, out=args.out,

@@ -161,7 +161,11 @@ def fit(policy: Any, demos: Demonstrations, *, epochs: int = 4, batch_size: int 
                 vf_features = policy.extract_features(obs[idx], policy.vf_features_extractor)
                 latent_pi = policy.mlp_extractor.forward_actor(features)
                 latent_vf = policy.mlp_extractor.forward_critic(vf_features)
-            logits = policy.action_net(latent_pi).masked_fill(~mask[idx], -1e8)
+            logits = policy.action_net(latent_pi)
+            prior = getattr(policy, "prior_logits", None)  # a greedy prior: fit the whole
+            if prior is not None:  # distribution the policy plays (prior_policy.py)
+                logits = logits + prior(obs[idx], mask[idx])
+            logits = logits.masked_fill(~mask[idx], -1e8)
             p_loss = F.cross_entropy(logits, act[idx])
             values = policy.value_net(latent_vf).squeeze(1)
             sel = has_ret[idx]

@@ -93,6 +93,8 @@ class PlanExtractor(BaseFeaturesExtractor):
         self.obs_dim = obs_dim
         self.sizes = sizes
         self.reader = reader
+        self.game = game
+        self.num_players = num_players
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         obs = th.flatten(observations, start_dim=1)
@@ -217,7 +219,8 @@ def widen_plan_state(old: dict[str, th.Tensor], policy: PlanPolicy) -> dict[str,
     obs_dim = policy.features_extractor.obs_dim
     out: dict[str, th.Tensor] = {}
     for k, v in new.items():
-        if k.endswith(("inv_cells", "inv_high")):  # the scales: the policy's own
+        # the scales, and a greedy prior's weight (``prior_policy.py``): the policy's own
+        if k.endswith(("inv_cells", "inv_high")) or (k.startswith("prior.") and k not in old):
             out[k] = v.clone()
             continue
         w = old.get(k)
@@ -255,10 +258,14 @@ def load_plan_init(model: Any, path: str) -> None:
 
     _, params, _ = load_from_zip_file(path, device="cpu")
     old = params["policy"]
+    if "prior.beta" in old and not hasattr(model.policy, "prior"):
+        raise ValueError(f"{path} was trained with the greedy prior: continue it with "
+                         f"--prior-beta (its learned beta is kept)")
     if all(old.get(k) is not None and old[k].shape == v.shape
            for k, v in model.policy.state_dict().items()):
         model.set_parameters(path, exact_match=True, device="cpu")
         return
+    # from a plan network without the greedy prior: its weights, the prior's own start
     model.policy.load_state_dict(widen_plan_state(old, model.policy))
 
 

@@ -104,6 +104,9 @@ class PPOPolicy:
             obs = th.as_tensor(np.asarray(observation))
             features = pol.extract_features(obs, pol.pi_features_extractor)
             logits = pol.action_net(pol.mlp_extractor.forward_actor(features))
+            prior = getattr(pol, "prior_logits", None)  # a greedy prior (prior_policy.py)
+            if prior is not None:
+                logits = logits + prior(observation, action_mask)
             mask = th.as_tensor(np.asarray(action_mask, bool))
             logits = logits.masked_fill(~mask, -th.inf)
             if not self.deterministic:

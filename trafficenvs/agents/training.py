@@ -50,6 +50,9 @@ class TrainConfig:
     #: the network: "mlp" (flat, every game) or "plan" (Jakarta Traffic: cells scored
     #: and moves pointed at the cells they reach, ``agents/plan_policy.py``)
     arch: str = "mlp"
+    #: with ``arch="plan"``: the greedy player's move gets this (learned) bonus in the
+    #: policy's logits (``agents/prior_policy.py``); None: no prior
+    prior_beta: float | None = None
     snapshot_every: int = 100_000
     max_snapshots: int = 8
     eval_every: int = 200_000
@@ -195,10 +198,17 @@ def _network(cfg: TrainConfig, name: str) -> tuple[Any, dict]:
     """MaskablePPO's ``policy`` and ``policy_kwargs`` for ``cfg.arch``."""
     from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS
 
+    if cfg.prior_beta is not None and cfg.arch != "plan":
+        raise ValueError("--prior-beta needs --arch plan")
     if cfg.arch == "plan":  # a game without plan features is refused by plan_reader
         from trafficenvs.agents.plan_policy import PlanPolicy, plan_policy_kwargs
 
-        return PlanPolicy, plan_policy_kwargs(cfg.players, cfg.net, name)
+        kwargs = plan_policy_kwargs(cfg.players, cfg.net, name)
+        if cfg.prior_beta is None:
+            return PlanPolicy, kwargs
+        from trafficenvs.agents.prior_policy import PriorPlanPolicy
+
+        return PriorPlanPolicy, {**kwargs, "prior_beta": float(cfg.prior_beta)}
     if cfg.arch != "mlp":
         raise ValueError(f"--arch must be one of {', '.join(ARCHS)}, got {cfg.arch!r}")
     net = {"pi": list(cfg.net), "vf": list(cfg.net)}
