@@ -444,6 +444,9 @@ def test_train_arch_plan_distils_trains_and_plays_in_the_arena(tmp_path):
 @pytest.mark.parametrize(("argv", "message"), [
     (["train", "traffic_jam", "--arch", "plan"], "traffic_jam has no plan features"),
     (["train", "jakarta_traffic", "--arch", "plan", "--backend", "rllib"], "sb3 backend"),
+    # the greedy prior (tests/test_prior_policy.py) is a part of the plan network
+    (["train", "jakarta_traffic", "--prior-beta", "3"], "--prior-beta needs --arch plan"),
+    (["train", "jakarta_traffic", "--prior-beta", "3", "--backend", "rllib"], "sb3 backend"),
 ])
 def test_arch_plan_elsewhere_is_a_users_mistake(argv, message, capsys):
     from trafficenvs.cli import main

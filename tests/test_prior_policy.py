@@ -169,17 +169,3 @@ def test_train_with_a_prior_trains_and_plays_in_the_arena(tmp_path):
     assert json.loads(out.with_suffix(".json").read_text())["config"]["prior_beta"] == 5.0
     assert main(["arena", "jakarta_traffic", "--players", "2", "--games", "6",
                  "--agents", f"greedy,ppo:{out}"]) == 0
-
-
-@pytest.mark.parametrize(("argv", "message"), [
-    (["train", "jakarta_traffic", "--prior-beta", "3"], "--prior-beta needs --arch plan"),
-    (["train", "jakarta_traffic", "--arch", "plan", "--prior-beta", "3", "--backend", "rllib"],
-     "sb3 backend"),
-])
-def test_a_prior_without_the_plan_network_is_a_users_mistake(argv, message, capsys):
-    from trafficenvs.cli import main
-
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    assert e.value.code == 2
-    assert message in capsys.readouterr().err
