@@ -107,8 +107,6 @@ def run_train(args: argparse.Namespace) -> int:
 
     if args.timesteps == 0 and not args.teacher:
         raise ValueError("--timesteps 0 trains nothing without a --teacher to distil")
-    if args.prior_beta is not None and args.arch != "plan":
-        raise ValueError("--prior-beta needs --arch plan")
     if args.arch == "plan":  # refused before anything is built
         from trafficenvs.agents.plan_policy import plan_reader
 

@@ -137,6 +137,8 @@ def fit(policy: Any, demos: Demonstrations, *, epochs: int = 4, batch_size: int 
     import torch as th
     import torch.nn.functional as F
 
+    from trafficenvs.agents.ppo import actor_logits
+
     n = len(demos)
     if n == 0:
         raise ValueError("no demonstrations to fit")
@@ -161,10 +163,8 @@ def fit(policy: Any, demos: Demonstrations, *, epochs: int = 4, batch_size: int 
                 vf_features = policy.extract_features(obs[idx], policy.vf_features_extractor)
                 latent_pi = policy.mlp_extractor.forward_actor(features)
                 latent_vf = policy.mlp_extractor.forward_critic(vf_features)
-            logits = policy.action_net(latent_pi)
-            prior = getattr(policy, "prior_logits", None)  # a greedy prior: fit the whole
-            if prior is not None:  # distribution the policy plays (prior_policy.py)
-                logits = logits + prior(obs[idx], mask[idx])
+            # the whole distribution the policy plays (with a greedy prior, its too)
+            logits = actor_logits(policy, latent_pi, obs[idx], mask[idx])
             logits = logits.masked_fill(~mask[idx], -1e8)
             p_loss = F.cross_entropy(logits, act[idx])
             values = policy.value_net(latent_vf).squeeze(1)

@@ -51,6 +51,17 @@ DEFAULT_POLICY_KWARGS: dict[str, Any] = {
 }
 
 
+def actor_logits(policy: Any, latent_pi: th.Tensor, observation: Any, action_mask: Any
+                 ) -> th.Tensor:
+    """The actor's logits of ``policy`` for ``latent_pi``, with what its prior adds for
+    these observations and masks if it has one (``prior_logits``: the greedy prior of
+    ``agents/prior_policy.py``), unmasked: the one place every player, trainer and
+    distillation reads a policy's logits from."""
+    logits = policy.action_net(latent_pi)
+    prior = getattr(policy, "prior_logits", None)
+    return logits if prior is None else logits + prior(observation, action_mask)
+
+
 class PPOPolicy:
     """A MaskablePPO actor as a batched policy (greedy argmax by default).
 
@@ -103,10 +114,8 @@ class PPOPolicy:
         with th.no_grad():
             obs = th.as_tensor(np.asarray(observation))
             features = pol.extract_features(obs, pol.pi_features_extractor)
-            logits = pol.action_net(pol.mlp_extractor.forward_actor(features))
-            prior = getattr(pol, "prior_logits", None)  # a greedy prior (prior_policy.py)
-            if prior is not None:
-                logits = logits + prior(observation, action_mask)
+            logits = actor_logits(pol, pol.mlp_extractor.forward_actor(features),
+                                  observation, action_mask)
             mask = th.as_tensor(np.asarray(action_mask, bool))
             logits = logits.masked_fill(~mask, -th.inf)
             if not self.deterministic:

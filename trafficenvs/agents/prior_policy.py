@@ -30,6 +30,7 @@ from stable_baselines3.common.policies import BaseModel
 from torch import nn
 
 from trafficenvs.agents.plan_policy import PlanPolicy
+from trafficenvs.agents.ppo import actor_logits
 
 
 class GreedyPrior(nn.Module):
@@ -50,17 +51,16 @@ class GreedyPrior(nn.Module):
                              f"{num_actions}")
         self.beta = nn.Parameter(th.tensor(float(beta)))
         self.greedy = make_greedy(g, seed=0, name="prior")
-        self.obs_dtype = g.obs_dtype
         self.num_actions = num_actions
 
     def moves(self, obs: Any, masks: Any) -> np.ndarray:
         """Greedy's move per row (int64 ``(B,)``) for observations and masks given as
-        arrays or tensors (SB3 passes float observations and numpy or tensor masks)."""
-        o = obs.detach().to("cpu").numpy() if isinstance(obs, th.Tensor) else np.asarray(obs)
-        m = masks.detach().to("cpu").numpy() if isinstance(masks, th.Tensor) else masks
-        o = np.ascontiguousarray(o.reshape(o.shape[0], -1), self.obs_dtype)
-        m = np.ascontiguousarray(np.asarray(m).reshape(o.shape[0], -1), np.bool_)
-        return self.greedy.act(o, m, np.zeros(o.shape[0], np.int64))
+        arrays or tensors (SB3 passes float observations and numpy or tensor masks);
+        the player's ``act`` converts them to its dtypes and checks their shapes."""
+        o, m = (x.detach().cpu().numpy() if isinstance(x, th.Tensor) else np.asarray(x)
+                for x in (obs, masks))
+        b = o.shape[0]
+        return self.greedy.act(o.reshape(b, -1), m.reshape(b, -1), np.zeros(b, np.int64))
 
     def forward(self, obs: Any, masks: Any) -> th.Tensor:
         g = th.from_numpy(self.moves(obs, masks))
@@ -75,9 +75,10 @@ class PriorPlanPolicy(PlanPolicy):
 
     Without masks (SB3 calls some paths so) there is no greedy move to add, so every
     entry point that builds the action distribution is given them here:
-    ``forward``, ``evaluate_actions``, ``get_distribution`` (and so ``predict``);
-    :meth:`prior_logits` is what :class:`~trafficenvs.agents.ppo.PPOPolicy` adds when it
-    plays a checkpoint."""
+    ``forward``, ``evaluate_actions``, ``get_distribution`` (and so ``predict``). They,
+    :class:`~trafficenvs.agents.ppo.PPOPolicy` and distillation read the logits
+    through :func:`~trafficenvs.agents.ppo.actor_logits`, which adds
+    :meth:`prior_logits`."""
 
     def __init__(self, *args: Any, prior_beta: float = 6.0, **kwargs: Any):
         self._prior_beta = float(prior_beta)
@@ -101,7 +102,7 @@ class PriorPlanPolicy(PlanPolicy):
         return self.prior(obs, masks)
 
     def _dist(self, latent_pi: th.Tensor, obs: Any, masks: Any) -> Any:
-        logits = self.action_net(latent_pi) + self.prior_logits(obs, masks)
+        logits = actor_logits(self, latent_pi, obs, masks)
         dist = self.action_dist.proba_distribution(action_logits=logits)
         dist.apply_masking(masks)
         return dist

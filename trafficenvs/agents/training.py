@@ -227,6 +227,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     # argument checks of torch distributions cost ~10% of training time here
     th.distributions.Distribution.set_default_validate_args(False)
     name = game_name(cfg.game)
+    policy, policy_kwargs = _network(cfg, name)  # refuses a bad --arch/--prior-beta first
     out = Path(cfg.out or default_out(name, cfg.players, cfg.seed))
     out.parent.mkdir(parents=True, exist_ok=True)
     options = dict(cfg.options)
@@ -255,7 +256,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         except ImportError:
             print("tensorboard is not installed: no TensorBoard logs")
             tb = None
-    policy, policy_kwargs = _network(cfg, name)
     model = MaskablePPO(
         policy, env, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, gamma=cfg.gamma,

@@ -7,8 +7,8 @@ same array structure directly, for the cases the kernels need, all C-contiguous:
 
 - :func:`flat` a 2-D array as 1-D (``q[r, i]`` is ``flat(q)[QLEN * r + i]``);
 - :func:`as_bytes` a bool or int8 array as uint8 (the mask written a byte at a time);
-- :func:`as_words` a uint8 array as uint64 words (its length a multiple of 8; 8
-  flags tested at once).
+- :func:`as_words` a uint8 array as its whole uint64 words (``len // 8`` of them, a
+  shorter tail left to the caller; 8 flags tested at once).
 
 The views share the data (and its owner) of the array given; nothing is copied.
 Under ``NUMBA_DISABLE_JIT=1`` they are the same numpy views.
@@ -72,7 +72,7 @@ def as_bytes(typingctx, arr):
 
 @intrinsic
 def as_words(typingctx, arr):
-    """A C-contiguous 1-D uint8 array (length a multiple of 8) as uint64 words."""
+    """A C-contiguous 1-D uint8 array as its ``len // 8`` whole uint64 words."""
     if not isinstance(arr, types.Array) or arr.ndim != 1 or arr.layout != "C" or \
             arr.dtype != types.uint8:
         return None
