@@ -77,11 +77,21 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: the records' work space (Traffic Jam's ``scratch``; Jamming Traffic's fields after
+#: ``js_end``, its layout's "scratch from here on"): every kernel writes it before it
+#: reads it, so what it holds between calls is not game state, and a kernel may start
+#: or stop using it without changing play
+SCRATCH = frozenset({"scratch", "sc_cnt", "sc_held", "sc_laste", "snap", "ch_code",
+                     "ch_roads", "ch_path"})
+
+
 def _fields(recs: np.ndarray) -> bytes:
-    """Records as the bytes of their fields (padding between aligned fields is not
-    game state: numba's whole-record copies leave whatever was in memory there)."""
+    """Records as the bytes of their fields but the work space (:data:`SCRATCH`);
+    padding between aligned fields is not game state either (numba's whole-record
+    copies leave whatever was in memory there)."""
     recs = np.asarray(recs)
-    return b"".join(np.ascontiguousarray(recs[f]).tobytes() for f in recs.dtype.names)
+    return b"".join(np.ascontiguousarray(recs[f]).tobytes() for f in recs.dtype.names
+                    if f not in SCRATCH)
 
 
 def digest(name: str, size: str = "small", play_only: bool = False) -> tuple[str, int]:

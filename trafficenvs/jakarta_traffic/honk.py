@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from trafficenvs.core.views import as_bytes
 from trafficenvs.jakarta_traffic.board import blocked_bits, refresh_dest, set_links, update_drive_to
 from trafficenvs.jakarta_traffic.layout import (
     A_ROTATE,
@@ -16,6 +17,8 @@ from trafficenvs.jakarta_traffic.layout import (
     NCELLS,
     NO_SPARE,
 )
+
+U = np.uint64
 
 
 @njit(cache=True)
@@ -65,19 +68,27 @@ def honk_legal(rec, cfg, action):
 
 @njit(cache=True)
 def honk_mask(rec, cfg, out):
-    """K5: set the legal rotate and swap actions in ``out``."""
-    blocked = blocked_bits(rec, cfg)
-    has_spare = rec.spare[rec.cur] != NO_SPARE
-    for x in range(NCELLS):
-        if (blocked >> x) & 1:
-            continue
-        a = A_ROTATE + 3 * x
-        out[a] = 1
-        out[a + 1] = 1
-        out[a + 2] = 1
-        if has_spare and cfg.tile_kind[rec.cell_tile[x]] != BUILDING:
-            a = A_SWAP + 4 * x
-            out[a] = 1
-            out[a + 1] = 1
-            out[a + 2] = 1
-            out[a + 3] = 1
+    """K5: set the legal rotate and swap actions in ``out`` (zero there before).
+
+    Branch-free: which cells are blocked is unpredictable from row to row, so every
+    cell's 3 rotate and 4 swap entries are stored as 0 or 1 (a branch per cell cost
+    more than the stores; measured at batch 4096). Indices are unsigned (no
+    negative-index check per store), and ``as_bytes`` stores bytes, not bools.
+    """
+    free = ~U(blocked_bits(rec, cfg))
+    spare = np.uint8(rec.spare[rec.cur] != NO_SPARE)
+    o = as_bytes(out)
+    kind = cfg.tile_kind
+    tile = rec.cell_tile
+    for x in range(U(NCELLS)):
+        v = np.uint8((free >> x) & U(1))
+        a = U(A_ROTATE) + U(3) * x
+        o[a] = v
+        o[a + U(1)] = v
+        o[a + U(2)] = v
+        s = v & spare & np.uint8(kind[tile[x]] != BUILDING)
+        b = U(A_SWAP) + U(4) * x
+        o[b] = s
+        o[b + U(1)] = s
+        o[b + U(2)] = s
+        o[b + U(3)] = s

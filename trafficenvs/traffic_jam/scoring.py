@@ -21,6 +21,7 @@ from trafficenvs.traffic_jam.layout import (
     JAM,
     MOTORCYCLE,
     NUM_TIMES,
+    NUM_TYPES,
     TRUCK,
     VAN,
 )
@@ -85,25 +86,60 @@ def _count_type(rec, cfg, t, ty):
 @njit(cache=True)
 def card_scores(rec, cfg, k, jam):
     """Whether a car on a card of kind ``k`` earns its joy on its road (T2)."""
+    ty = cfg.kind_type[k]
+    same = 0
+    if ty == BALLOON or ty == ICE_CREAM:
+        same = _count_type(rec, cfg, cfg.kind_time[k], ty)
+    return _scores(cfg, k, jam, same)
+
+
+@njit(cache=True)
+def _scores(cfg, k, jam, same):
+    """:func:`card_scores` given ``same``, the cards of ``k``'s type on its road (a
+    balloon or an ice-cream truck scores only alone of its type there)."""
     cond = cfg.kind_cond[k]
     ok = cond == EITHER or (cond == FREE and not jam) or (cond == JAM and jam)
     ty = cfg.kind_type[k]
     if ok and (ty == BALLOON or ty == ICE_CREAM):
-        ok = _count_type(rec, cfg, cfg.kind_time[k], ty) == 1
+        ok = same == 1
     return ok
+
+
+@njit(cache=True)
+def _tally(rec, cfg):
+    """The cards on the roads per (road, type), in ``rec.scratch`` (slot ``8 t + type``,
+    the kinds' ``kind_slot``): one pass over the kinds with no branch, where a size per
+    road by :func:`size_of_counts` walked the kinds three times with a branch per kind
+    (which kinds lie on the roads is unpredictable; it was a tenth of a step)."""
+    work = rec.scratch
+    for i in range(NUM_TIMES * NUM_TYPES):
+        work[i] = 0
+    slot = cfg.kind_slot
+    road = rec.road
+    for k in range(cfg.num_kinds):
+        work[slot[k]] += road[k]
+    return work
 
 
 @njit(cache=True)
 def score_trip(rec, cfg):
     """Assess every road, then pay every car; leftover road cards are discarded."""
     N = cfg.num_players
+    work = _tally(rec, cfg)
     for t in range(NUM_TIMES):
-        rec.last_jam[t] = 1 if road_size(rec, cfg, t) > N else 0
+        b = t * NUM_TYPES
+        size = size_of_types(np.int64(work[b + VAN]),
+                             np.int64(work[b + CABRIOLET]) + np.int64(work[b + BUGGY])
+                             + np.int64(work[b + ICE_CREAM]),
+                             np.int64(work[b + TRUCK]), np.int64(work[b + BUS]),
+                             np.int64(work[b + MOTORCYCLE]))
+        rec.last_jam[t] = 1 if size > N else 0
     for q in range(N):
         c = rec.pick_car[q]
         rec.last_car[q] = c
         rec.last_scored[q] = 0
-        if card_scores(rec, cfg, c, rec.last_jam[cfg.kind_time[c]] == 1):
+        jam = rec.last_jam[cfg.kind_time[c]] == 1
+        if _scores(cfg, c, jam, work[cfg.kind_slot[c]]):
             rec.last_scored[q] = 1
     # Cards are taken only after every card has been judged: a scored balloon still
     # counted as "the only balloon" for the others' judgement above.
