@@ -62,7 +62,7 @@ from trafficenvs.traffic_jam.scoring import (
     road_size,
     score_trip,
     size_of_counts,
-    size_of_types,
+    size_of_slots,
 )
 
 
@@ -210,11 +210,8 @@ def observe(rec, cfg, seat, out):
             work[i] = 0
         for q in range(N):
             work[cfg.kind_slot[rec.shown1[q]]] += 1
-        for t in range(u64(NUM_TIMES)):
-            b = t * u64(NUM_TYPES)
-            out[o_size + t] = size_of_types(
-                work[b + VAN], work[b + CABRIOLET] + work[b + BUGGY] + work[b + ICE_CREAM],
-                work[b + TRUCK], work[b + BUS], work[b + MOTORCYCLE])
+        for t in range(NUM_TIMES):
+            out[o_size + u64(t)] = size_of_slots(work, t)
         kslot = cfg.kind_slot
         ktime = cfg.kind_time
         for k in range(K):

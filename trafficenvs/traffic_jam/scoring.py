@@ -69,6 +69,18 @@ def size_of_types(van, ones, truck, bus, moto):
 
 
 @njit(cache=True)
+def size_of_slots(work, t):
+    """T2: the space road ``t`` takes, from a tally of its cards per type (slot
+    ``8 t + type``, as :func:`_tally` and the observation's stage-1 sizes fill it)."""
+    b = t * NUM_TYPES
+    return size_of_types(np.int64(work[b + VAN]),
+                         np.int64(work[b + CABRIOLET]) + np.int64(work[b + BUGGY])
+                         + np.int64(work[b + ICE_CREAM]),
+                         np.int64(work[b + TRUCK]), np.int64(work[b + BUS]),
+                         np.int64(work[b + MOTORCYCLE]))
+
+
+@njit(cache=True)
 def road_size(rec, cfg, t):
     """The space road ``t`` takes, from the cards on it (an integer)."""
     return np.int64(size_of_counts(rec.road, t, cfg.kind_time, cfg.kind_type, cfg.num_kinds))
@@ -127,13 +139,7 @@ def score_trip(rec, cfg):
     N = cfg.num_players
     work = _tally(rec, cfg)
     for t in range(NUM_TIMES):
-        b = t * NUM_TYPES
-        size = size_of_types(np.int64(work[b + VAN]),
-                             np.int64(work[b + CABRIOLET]) + np.int64(work[b + BUGGY])
-                             + np.int64(work[b + ICE_CREAM]),
-                             np.int64(work[b + TRUCK]), np.int64(work[b + BUS]),
-                             np.int64(work[b + MOTORCYCLE]))
-        rec.last_jam[t] = 1 if size > N else 0
+        rec.last_jam[t] = 1 if size_of_slots(work, t) > N else 0
     for q in range(N):
         c = rec.pick_car[q]
         rec.last_car[q] = c
