@@ -230,6 +230,24 @@ def test_tbb_is_chosen_when_the_tbb_package_is_installed():
     assert rep["layer"] == "tbb" and rep["running"] == "tbb", rep
 
 
+@pytest.mark.parametrize("choice", ["tbb", "threadsafe"])
+def test_a_user_who_names_tbb_gets_the_pip_tbb(choice):
+    """``NUMBA_THREADING_LAYER=tbb`` (or a layer class numba fills with TBB) runs TBB
+    from the pip package, which the loader's path does not hold: the package loads the
+    library and keeps the user's choice."""
+    try:
+        from importlib.metadata import version
+
+        version("tbb")
+    except Exception:
+        pytest.skip("the tbb package is not installed")
+    if sys.platform != "linux":
+        pytest.skip("the package loads pip's TBB itself only on Linux")
+    rep = _report(_clean_env(NUMBA_THREADING_LAYER=choice))
+    assert rep["layer"] == choice and "user" in rep["why"], rep
+    assert rep["running"] == "tbb", rep
+
+
 def test_the_choice_sets_no_environment_variable_other_libraries_read():
     """Nothing like OMP_WAIT_POLICY or NUMBA_THREADING_LAYER is put into os.environ
     (torch's OpenMP reads the environment)."""

@@ -82,6 +82,23 @@ def _load_tbb() -> str | None:
     return None
 
 
+#: the user's layer choices under which numba may load TBB (numba's names)
+_MAY_USE_TBB = ("tbb", "safe", "threadsafe", "forksafe")
+
+
+def _tbb_for_user(choice: str) -> None:
+    """Make a pip-installed TBB loadable for a user who named a layer that may use it:
+    numba looks for ``libtbb.so.12`` on the loader's path only, where pip's copy is
+    not, so ``NUMBA_THREADING_LAYER=tbb`` failed with "No threading layer could be
+    loaded" though the package was installed. Their choice stays as it is; only the
+    library is loaded (by its full path), and only before numba's pool starts."""
+    if choice.strip().lower() not in _MAY_USE_TBB or _pool_started():
+        return
+    problem = _load_tbb()
+    if problem is not None:
+        _REPORT["why"] += f" (a pip TBB could not be loaded for it: {problem})"
+
+
 def configure_threading_layer() -> dict[str, str]:
     """Choose numba's threading layer for this process (see the module docstring);
     returns :func:`threading_report`. Called by ``import trafficenvs``."""
@@ -90,9 +107,11 @@ def configure_threading_layer() -> dict[str, str]:
     if os.environ.get("NUMBA_THREADING_LAYER"):
         _REPORT.update(layer=os.environ["NUMBA_THREADING_LAYER"],
                        why="NUMBA_THREADING_LAYER set by the user")
+        _tbb_for_user(os.environ["NUMBA_THREADING_LAYER"])
     elif str(config.THREADING_LAYER).lower() != "default":
         _REPORT.update(layer=str(config.THREADING_LAYER),
                        why="numba.config.THREADING_LAYER set by the user")
+        _tbb_for_user(str(config.THREADING_LAYER))
     elif _pool_started():
         _REPORT.update(layer=numba.threading_layer(),
                        why="numba's thread pool was already running")
