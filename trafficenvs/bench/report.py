@@ -18,8 +18,10 @@ def _m(x: float) -> str:
     return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.1f} k"
 
 
-def _x(ratio: float | None) -> str:
-    return "n/a" if ratio is None else f"{ratio:.2f}x"
+def _x(ratio: float | None, span: list[float] | None = None) -> str:
+    if ratio is None:
+        return "n/a"
+    return f"{ratio:.2f}x" + (f" ({span[0]:.2f}-{span[1]:.2f})" if span else "")
 
 
 def _vec(game: dict, batch: int, threads: int) -> dict | None:
@@ -47,7 +49,13 @@ def headline(result: dict[str, Any], name: str) -> dict[str, Any]:
            "nojit": g["nojit"]["env_steps_per_s"]}
     if c4:
         out["aec_vs_c4"] = g["aec"]["env()"] / c4["env()"]
-    if pgx and str(best["batch"]) in pgx["batches"]:
+    h2h = result.get("head_to_head")
+    if h2h and name in h2h["games"] and h2h["batch"] == best["batch"]:
+        # the two timed in alternating windows: the figure the targets speak of
+        r = h2h["games"][name]["ratio"]
+        out["vec_vs_pgx"] = r["median"]
+        out["vec_vs_pgx_range"] = [r["min"], r["max"]]
+    elif pgx and str(best["batch"]) in pgx["batches"]:
         out["vec_vs_pgx"] = best["env_steps_per_s"] / pgx["batches"][str(best["batch"])][
             "steps_per_s"]
     bw = result["bandwidth"]["copy_gib_per_s"] * 2**30
@@ -69,6 +77,12 @@ def text_table(result: dict[str, Any]) -> str:
         for b, v in pgx["batches"].items():
             lines.append(f"pgx connect_four batch {b}: {v['steps_per_s']:,.0f}/s "
                          f"(compile {v['compile_s']:.1f} s)")
+    h2h = result.get("head_to_head")
+    if h2h:
+        lines.append(f"against pgx at batch {h2h['batch']}, alternating windows (pgx "
+                     f"{_m(h2h['pgx']['median'])}/s): " + ", ".join(
+                         f"{g} {_x(d['ratio']['median'], [d['ratio']['min'], d['ratio']['max']])}"
+                         for g, d in h2h["games"].items()))
     tr = result.get("training")
     if tr:
         r = tr["routes"]
@@ -139,7 +153,8 @@ def markdown_table(result: dict[str, Any]) -> str:
         warm = g["startup"]["warm"]["total_s"]
         rows.append(
             f"| {name} | {_mr(best)} | {_m(h['kernel_4096'])}/s | "
-            f"{_x(h.get('vec_vs_pgx'))} | {_m(h['aec_env'])}/s {_range(g['aec'], 'env()')} | "
+            f"{_x(h.get('vec_vs_pgx'), h.get('vec_vs_pgx_range'))} | "
+            f"{_m(h['aec_env'])}/s {_range(g['aec'], 'env()')} | "
             f"{_x(h.get('aec_vs_c4'))} | {_m(h['nojit'])}/s | "
             f"{g['sizes']['record_bytes']} B | {g['sizes']['obs_mask_bytes_per_step']} B | "
             f"{100 * h['obs_mask_share_of_copy_bw']:.0f}% | {warm:.2f} s |"
@@ -168,6 +183,13 @@ def markdown_table(result: dict[str, Any]) -> str:
     if pgx:
         peers.append("pgx connect four " + ", ".join(
             f"batch {b}: {_m(v['steps_per_s'])}/s" for b, v in pgx["batches"].items()))
+    h2h = result.get("head_to_head")
+    if h2h:
+        p = h2h["pgx"]
+        peers.append(
+            f"\"vs pgx\" is the median of {len(p['runs'])} rounds, each timing pgx at batch "
+            f"{h2h['batch']} ({_m(p['median'])}/s, {_m(p['min'])}-{_m(p['max'])} over the "
+            f"rounds) and then each game's env, the ratio per round (range in brackets)")
     tr = result.get("training")
     if tr:
         r = tr["routes"]

@@ -8,7 +8,9 @@ figure (``bench/load.py``: each game with a competing busy process the harness s
 and stops). ``--quick`` takes under a minute on an idle 2-core machine: batches 1 and
 256, short runs, no cold compile, no shared-machine figure, no peers but PettingZoo's
 connect four, one PPO rollout per training route. The training comparison runs on
-the first game named, with 2 players.
+the first game named, with 2 players. The full run ends with each game against pgx
+connect four at batch 4096, their timed windows alternating (``peers.head_to_head``):
+the ratio the README quotes.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def default_options(game: str) -> dict[str, Any]:
 BATCHES = (1, 64, 256, 4096, 16384)
 QUICK_BATCHES = (1, 256)
 PGX_BATCHES = (4096, 16384)
+#: the batch of the targets' ratio (every game against pgx, alternating windows)
+HEAD_TO_HEAD_BATCH = 4096
 
 
 def machine() -> dict[str, Any]:
@@ -131,11 +135,12 @@ def run(games: list[str], quick: bool = False, seconds: float | None = None,
     result["peers"] = {"connect_four_v3": peers.connect_four(secs, repeats)}
     result["games"] = {g: bench_game(g, quick, secs, threads, repeats, progress, load)
                        for g in games}
-    # JAX and torch start thread pools that stay busy for a while after use, so the
-    # pgx peer and the training comparison come after this package's figures
+    # JAX and torch start thread pools that stay busy for a while after use: pgx runs
+    # in a process of its own (waited on until quiet before each of our windows) and
+    # the training comparison comes last
     if pgx and not quick:
         progress("pgx connect four")
-        result["peers"]["pgx_connect_four"] = peers.pgx_connect_four(PGX_BATCHES, secs, repeats)
+        with_pgx(result, games, secs, max(threads), repeats, progress)
     if train:
         progress("MaskablePPO training routes")
         steps = training.ROLLOUT if quick else 4 * training.ROLLOUT
@@ -146,6 +151,30 @@ def run(games: list[str], quick: bool = False, seconds: float | None = None,
     result["wall_s"] = time.perf_counter() - progress.t0
     progress(f"done in {result['wall_s']:.0f} s")
     return result
+
+
+def with_pgx(result: dict[str, Any], games: list[str], secs: float, threads: int,
+             repeats: int, progress: Progress) -> None:
+    """pgx connect four at :data:`PGX_BATCHES`, then every game against it window for
+    window at batch 4096 (``peers.head_to_head``): the ratios the targets speak of."""
+    peer = peers.PgxPeer.start()
+    if peer is None:
+        result["peers"]["pgx_connect_four"] = None
+        return
+    with peer:
+        result["peers"]["pgx_connect_four"] = peers.pgx_connect_four(
+            PGX_BATCHES, secs, repeats, peer=peer)
+        steppers = {}
+        for g in games:
+            fn, _ = measure.vec_stepper(g, default_options(g), HEAD_TO_HEAD_BATCH, threads)
+            fn()  # warm
+            steppers[g] = fn
+        progress(f"each game against pgx, alternating, batch {HEAD_TO_HEAD_BATCH}, "
+                 f"{threads} thread{'s' if threads > 1 else ''}")
+        h2h = peers.head_to_head(peer, steppers, HEAD_TO_HEAD_BATCH, secs, repeats)
+    result["head_to_head"] = h2h
+    progress("against pgx: " + ", ".join(
+        f"{g} {d['ratio']['median']:.2f}x" for g, d in h2h["games"].items()))
 
 
 def _loadavg() -> list[float] | None:
