@@ -217,7 +217,9 @@ def test_the_users_threading_layer_is_kept():
     assert rep["running"] == "workqueue" and "user" in rep["why"]
 
 
-def test_tbb_is_chosen_when_the_tbb_package_is_installed():
+def _need_pip_tbb() -> None:
+    """Skip unless pip's ``tbb`` package is installed on Linux (where the package
+    loads that library itself)."""
     try:
         from importlib.metadata import version
 
@@ -226,6 +228,10 @@ def test_tbb_is_chosen_when_the_tbb_package_is_installed():
         pytest.skip("the tbb package is not installed")
     if sys.platform != "linux":
         pytest.skip("the package loads pip's TBB itself only on Linux")
+
+
+def test_tbb_is_chosen_when_the_tbb_package_is_installed():
+    _need_pip_tbb()
     rep = _report(_clean_env())
     assert rep["layer"] == "tbb" and rep["running"] == "tbb", rep
 
@@ -235,14 +241,7 @@ def test_a_user_who_names_tbb_gets_the_pip_tbb(choice):
     """``NUMBA_THREADING_LAYER=tbb`` (or a layer class numba fills with TBB) runs TBB
     from the pip package, which the loader's path does not hold: the package loads the
     library and keeps the user's choice."""
-    try:
-        from importlib.metadata import version
-
-        version("tbb")
-    except Exception:
-        pytest.skip("the tbb package is not installed")
-    if sys.platform != "linux":
-        pytest.skip("the package loads pip's TBB itself only on Linux")
+    _need_pip_tbb()
     rep = _report(_clean_env(NUMBA_THREADING_LAYER=choice))
     assert rep["layer"] == choice and "user" in rep["why"], rep
     assert rep["running"] == "tbb", rep
