@@ -55,7 +55,11 @@ class PgxPeer:
             [sys.executable, "-m", "trafficenvs.bench.pgx_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True)
         peer = cls(proc, {})
-        first = peer._read()
+        try:
+            first = peer._read()
+        except (RuntimeError, ValueError):
+            peer.close()
+            raise
         if "error" in first:
             peer.close()
             return None
@@ -63,10 +67,14 @@ class PgxPeer:
         return peer
 
     def _read(self) -> dict[str, Any]:
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the pgx worker ended without an answer")
-        return json.loads(line)
+        """The worker's next answer (a line that is not a JSON object, such as a
+        library's message on stdout, is skipped)."""
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the pgx worker ended without an answer")
+            if line.startswith("{"):
+                return json.loads(line)
 
     def _ask(self, req: dict[str, Any]) -> dict[str, Any]:
         self.proc.stdin.write(json.dumps(req) + "\n")
