@@ -106,11 +106,11 @@ class PgxPeer:
         """Wait until the worker used no CPU (within one clock tick) for ``quiet_s``,
         at most ``limit_s``; the seconds waited."""
         t0 = time.perf_counter()
-        tick = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
         last = self.cpu_seconds()
-        if last is None:
+        if last is None:  # no /proc: a fixed wait
             time.sleep(1.0)
             return time.perf_counter() - t0
+        tick = 1.0 / os.sysconf("SC_CLK_TCK")
         while time.perf_counter() - t0 < limit_s:
             time.sleep(quiet_s)
             now = self.cpu_seconds()
