@@ -52,8 +52,16 @@ def test_parallel_and_serial_builds_play_the_same_games(game):
     assert _play(game, GAMES[game], batch, 2, steps) == _play(game, GAMES[game], batch, 1, steps)
 
 
+@pytest.fixture
+def groups(monkeypatch):
+    """A fresh table of build choices (the package keeps one per process)."""
+    table: dict = {}
+    monkeypatch.setattr(threads, "GROUPS", table)
+    return table
+
+
 @TWO
-def test_batched_loop_picks_the_serial_build_below_the_threshold(monkeypatch):
+def test_batched_loop_picks_the_serial_build_below_the_threshold(groups):
     calls = []
 
     class Spy:
@@ -71,82 +79,131 @@ def test_batched_loop_picks_the_serial_build_below_the_threshold(monkeypatch):
     assert calls == ["serial", "serial", "parallel"]
 
 
-def _timed_loop(monkeypatch, serial_cost: float, parallel_cost: float):
-    """A Batched loop whose builds 'take' the given seconds per row on a fake clock."""
-    clock = [0.0]
-    monkeypatch.setattr(threads, "_clock", lambda: clock[0])
-    calls = []
+class FakeClock:
+    """A clock that only the fake builds move, and the log of the builds they ran."""
 
-    def build(name, cost):
-        def run(x):
-            calls.append(name)
-            clock[0] += cost * len(x)
-        return run
+    def __init__(self, monkeypatch):
+        self.now = 0.0
+        self.calls: list[str] = []
+        monkeypatch.setattr(threads, "_clock", lambda: self.now)
 
-    loop = Batched.__new__(Batched)
-    loop.serial, loop.parallel = build("serial", serial_cost), build("parallel", parallel_cost)
-    loop.costs = {}
-    return loop, calls, clock
+    def loop(self, serial_cost, parallel_cost, name: str = "") -> Batched:
+        """A Batched loop whose builds 'take' ``cost(clock)`` seconds per row (or a
+        constant), logged as ``name + build``."""
+        def build(kind, cost):
+            def run(x):
+                c = cost(self) if callable(cost) else cost
+                self.calls.append(name + kind)
+                self.now += c * len(x)
+            return run
+
+        loop = Batched.__new__(Batched)
+        loop.serial = build("serial", serial_cost)
+        loop.parallel = build("parallel", parallel_cost)
+        loop.costs = {}
+        return loop
 
 
 @TWO
 @pytest.mark.parametrize("serial_cost, parallel_cost, faster", [(1.0, 3.0, "serial"),
                                                                 (3.0, 1.0, "parallel")])
-def test_large_batches_run_the_build_that_has_been_faster(monkeypatch, serial_cost,
+def test_large_batches_run_the_build_that_has_been_faster(monkeypatch, groups, serial_cost,
                                                           parallel_cost, faster):
-    """Above the threshold both builds are timed as they run; the faster one runs,
-    and the other is tried again every EXPLORE_EVERY calls (so the choice can change
-    when the machine's load does)."""
-    loop, calls, _ = _timed_loop(monkeypatch, serial_cost, parallel_cost)
+    """Above the threshold both builds are timed as they run; after a warm-up of each,
+    the faster one runs, and the other is tried again in trials of EXPLORE_BURST calls
+    (so the choice can change when the machine's load does), each trial that confirms
+    the choice doubling the wait before the next, up to EXPLORE_MAX calls."""
+    clock = FakeClock(monkeypatch)
+    loop = clock.loop(serial_cost, parallel_cost)
     rows = np.zeros(SERIAL_BELOW)
-    warm = 6  # three calls of each build, the first after a switch not timed
+    warm = 2 * threads.WARM_CALLS
     n = warm + 4 * threads.EXPLORE_MAX
     for _ in range(n):
         loop(rows, threads=2)
-    assert calls[:warm] == ["parallel"] * 3 + ["serial"] * 3
+    calls = clock.calls
+    assert calls[:warm] == ["parallel"] * threads.WARM_CALLS + ["serial"] * threads.WARM_CALLS
     tail = calls[warm:]
     slower = {"serial": "parallel", "parallel": "serial"}[faster]
-    assert tail.count(faster) > 0.98 * len(tail)
-    # the other build runs in trials of EXPLORE_BURST calls, each trial that confirms
-    # the choice doubling the wait before the next, up to EXPLORE_MAX
+    assert tail.count(faster) > 0.97 * len(tail)
     starts = [i for i in range(1, len(tail)) if tail[i] == slower and tail[i - 1] != slower]
     runs = "".join("s" if c == slower else "." for c in tail).split(".")
     assert {len(r) for r in runs if r} == {threads.EXPLORE_BURST}
     gaps = np.diff(starts)
-    # a trial's last call schedules the next one
-    assert gaps[0] == 2 * threads.EXPLORE_EVERY + threads.EXPLORE_BURST - 1
+    # the call after a trial schedules the next one
+    assert gaps[0] == 2 * threads.EXPLORE_EVERY + threads.EXPLORE_BURST
     assert all(b >= a for a, b in zip(gaps, gaps[1:]))
-    assert gaps[-1] == threads.EXPLORE_MAX + threads.EXPLORE_BURST - 1
+    assert gaps[-1] == threads.EXPLORE_MAX + threads.EXPLORE_BURST
 
 
-def test_each_batch_size_keeps_its_own_timings(monkeypatch):
-    """Envs of different sizes share a compiled loop but not its timings (the faster
-    build at 256 rows need not be the faster at 4096)."""
+def test_each_batch_size_keeps_its_own_timings(monkeypatch, groups):
+    """Envs of different sizes share a compiled loop but not its timings nor the choice
+    (the faster build at 256 rows need not be the faster at 4096)."""
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("needs 2 numba threads")
-    loop, _, _ = _timed_loop(monkeypatch, 1.0, 3.0)
+    loop = FakeClock(monkeypatch).loop(1.0, 3.0)
     loop(np.zeros(SERIAL_BELOW), threads=2)
     loop(np.zeros(4 * SERIAL_BELOW), threads=2)
     assert {k[1] for k in loop.costs} == {SERIAL_BELOW, 4 * SERIAL_BELOW}
+    assert set(groups) == {(SERIAL_BELOW, 2), (4 * SERIAL_BELOW, 2)}
 
 
 @TWO
-def test_the_choice_follows_a_change_of_load(monkeypatch):
-    loop, calls, _ = _timed_loop(monkeypatch, 1.0, 3.0)  # loaded: serial faster
+def test_the_choice_follows_a_change_of_load(monkeypatch, groups):
+    clock = FakeClock(monkeypatch)
+    load = {"busy": True}
+    loop = clock.loop(1.0, lambda c: 3.0 if load["busy"] else 0.5)
     rows = np.zeros(SERIAL_BELOW)
     for _ in range(100):
         loop(rows, threads=2)
-    assert calls[-1] == "serial"
-    loop2, calls2, _ = _timed_loop(monkeypatch, 1.0, 0.5)  # the load went away
-    loop2.costs = loop.costs
+    assert clock.calls[-1] == "serial"  # loaded: serial faster
+    load["busy"] = False  # the load went away
     for _ in range(2 * threads.EXPLORE_MAX):
-        loop2(rows, threads=2)
-    last = calls2[-threads.EXPLORE_EVERY:]
+        loop(rows, threads=2)
+    last = clock.calls[-threads.EXPLORE_EVERY:]
     assert last.count("parallel") >= threads.EXPLORE_EVERY - threads.EXPLORE_BURST
 
 
 @TWO
-def test_an_envs_thread_count_is_set_for_its_calls_and_put_back():
+def test_the_loops_of_a_step_switch_builds_together_and_find_the_parallel_one(
+        monkeypatch, groups):
+    """Two loops over the same rows (an env's pre-check and step): a parallel call is
+    fast only after a parallel call, because a serial one pulled every row into one
+    core's cache (the first parallel call after it pays for moving them back).
+
+    Timed one loop at a time, a trial of the parallel build between serial
+    neighbours always pays that move, so loops that once chose the serial build (here
+    while the machine was loaded) never left it. The choice is shared: both loops
+    switch together, and when the load goes away they run the parallel builds.
+    """
+    clock = FakeClock(monkeypatch)
+    load = {"busy": True}
+
+    def parallel_cost(c):
+        if load["busy"]:
+            return 3.0
+        after_parallel = bool(c.calls) and c.calls[-1].endswith("parallel")
+        return 0.5 if after_parallel else 4.0
+
+    check = clock.loop(1.0, parallel_cost, "check:")
+    step = clock.loop(1.0, parallel_cost, "step:")
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(150):
+        check(rows, threads=2)
+        step(rows, threads=2)
+    assert clock.calls[-2:] == ["check:serial", "step:serial"]
+    load["busy"] = False
+    for _ in range(threads.EXPLORE_MAX):
+        check(rows, threads=2)
+        step(rows, threads=2)
+    pairs = list(zip(clock.calls[::2], clock.calls[1::2]))
+    # the two loops of a step always ran the same build
+    assert all(a.split(":")[1] == b.split(":")[1] for a, b in pairs)
+    last = [b for _, b in pairs[-threads.EXPLORE_EVERY:]]
+    assert last.count("step:parallel") >= threads.EXPLORE_EVERY - threads.EXPLORE_BURST
+
+
+@TWO
+def test_an_envs_thread_count_is_set_for_its_calls_and_put_back(groups):
     before = numba.get_num_threads()
     seen = []
 

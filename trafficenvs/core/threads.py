@@ -26,11 +26,15 @@ What the package does, once, before numba starts its thread pool:
   ``range``). Batches of fewer than :data:`SERIAL_BELOW` rows, and callers that ask
   for one thread, run the serial build: launching the pool costs more than it gives
   there, and a serial loop never waits for a descheduled peer. Larger batches run
-  whichever build has been the faster per row lately (both are timed as they run;
-  the slower one is tried again for a few calls, at first after :data:`EXPLORE_EVERY`
-  calls, then at doubling intervals while the trials confirm the choice): even TBB waits for
-  a descheduled worker's rows, and with one core busy Traffic Jam's short steps ran
-  at 0.71x of one thread on two without this choice.
+  whichever build has been the faster lately, chosen once for all the loops of the same
+  batch size and thread count (a :class:`Group`: the loops of one step touch the same
+  rows, so a loop tried in parallel between serial neighbours pays for moving its rows
+  between the cores' caches, and choosing per loop settled into mixes that ran at
+  0.79x (Jamming Traffic) and 0.87x (Jakarta Traffic) of all-parallel). Both builds are
+  timed as they run; the slower one is tried again for a few calls, at first after
+  :data:`EXPLORE_EVERY` calls, then at doubling intervals while the trials confirm the
+  choice: even TBB waits for a descheduled worker's rows, and with one core busy
+  Traffic Jam's short steps ran at 0.71x of one thread on two without this choice.
 - a caller may ask for a thread count per call (``threads=k``; the vectorised env
   passes its ``num_threads``): it is set for that call and put back after, so one
   env's choice never changes another's or the user's own numba code.
@@ -177,18 +181,118 @@ def serial_twin(dispatcher: Any) -> Any:
     return numba.njit(cache=True)(g)
 
 
-#: every this many calls of a batched loop, the build that is not the faster one runs
-#: :data:`EXPLORE_BURST` calls in a row, so the choice follows the machine's load (see
-#: :class:`Batched`)
-EXPLORE_EVERY = 64
-EXPLORE_BURST = 4
-#: an exploration that confirms the choice doubles the wait before the next one, up to
-#: this many calls (a trial of the slower build under load can cost 3-4x a call)
-EXPLORE_MAX = 1024
+#: the first this many calls of a group (:class:`Group`) run the parallel build, the
+#: next as many the serial one; then the faster runs (about 4 steps of an env each: a
+#: step calls 2 or 3 loops)
+WARM_CALLS = 12
+#: every this many calls of a group, the build that is not the faster runs
+#: :data:`EXPLORE_BURST` calls in a row, so the choice follows the machine's load
+EXPLORE_EVERY = 192
+EXPLORE_BURST = 12
+#: a trial that confirms the choice doubles the wait before the next one, up to this
+#: many calls (a trial of the slower build under load can cost 3-4x a call)
+EXPLORE_MAX = 3072
 #: weight of the newest timing in a build's running cost per row
 ALPHA = 0.25
 
 _clock = time.perf_counter
+
+
+class Group:
+    """The build choice shared by every batched loop called with the same number of
+    rows and threads (an env's pre-check, step and the caller's sampler, for one).
+
+    Why one choice for all of them, not one per loop: the loops of a step touch the
+    same rows, and a parallel loop leaves half of them in the other core's cache. A
+    loop timed alone, in parallel between serial neighbours, pays for moving those
+    rows back and forth each call and looks slower than it is; with one choice per
+    loop the env settled into such mixes, measured on an idle 2-core machine at batch
+    4096 at 0.79x (Jamming Traffic) and 0.87x (Jakarta Traffic) of always running the
+    parallel builds. Here all loops of the group switch together, each keeps its own
+    running cost of each build, and the faster build is the one whose costs, weighted
+    by each loop's calls, add up to less.
+    """
+
+    __slots__ = ("calls", "parallel", "trial_left", "judging", "next_trial", "gap", "before",
+                 "loops")
+
+    def __init__(self) -> None:
+        self.calls = 0  # calls of the group's loops
+        self.parallel = True  # the build the group's loops run now
+        self.trial_left = 0  # calls left in the trial of the other build
+        self.judging = False  # a trial ended: the next call compares and schedules
+        self.next_trial = 0  # call at which the next trial starts (0: not set)
+        self.gap = EXPLORE_EVERY  # calls between trials
+        self.before = True  # the choice before the trial in progress
+        #: per loop of the group (and kind of first argument) its :class:`LoopCost`
+        self.loops: list[LoopCost] = []
+
+    def faster_is_parallel(self) -> bool:
+        """Whether the parallel builds have cost less, per row and weighted by each
+        loop's calls, over the loops timed in both (the current build if none is)."""
+        ser = par = 0.0
+        timed = False
+        for c in self.loops:
+            if c.n[0] and c.n[1]:
+                ser += c.calls * c.cost[0]
+                par += c.calls * c.cost[1]
+                timed = True
+        return par <= ser if timed else self.parallel
+
+    def pick(self) -> bool:
+        """The build of the group's next call (True: parallel), advancing the warm-up
+        and the trials."""
+        self.calls += 1
+        k = self.calls
+        if k <= WARM_CALLS:
+            return True
+        if k <= 2 * WARM_CALLS:
+            return False
+        if self.trial_left > 0:  # inside a trial of the other build
+            self.trial_left -= 1
+            return self.parallel
+        faster = self.faster_is_parallel()
+        if self.judging:  # the trial just ended: schedule the next
+            self.judging = False
+            same = faster == self.before
+            self.gap = min(2 * self.gap, EXPLORE_MAX) if same else EXPLORE_EVERY
+            self.next_trial = k + self.gap
+        elif self.next_trial == 0:
+            self.next_trial = k + self.gap
+        elif k >= self.next_trial:  # a trial: the other build, EXPLORE_BURST calls
+            self.before = faster
+            self.trial_left = EXPLORE_BURST - 1
+            self.judging = True
+            return not faster
+        return faster
+
+
+class LoopCost:
+    """One loop's running cost per row of each build within a :class:`Group`."""
+
+    __slots__ = ("cost", "n", "last", "calls")
+
+    def __init__(self) -> None:
+        self.cost = [0.0, 0.0]  # seconds per row: serial, parallel (0.0 not timed yet)
+        self.n = [0, 0]  # timings folded in, per build
+        self.last = -1  # the build of this loop's last call (1 parallel, 0 serial)
+        self.calls = 0
+
+    def add(self, par: bool, seconds_per_row: float) -> None:
+        """Fold in one call's timing, unless it is this loop's first call after a
+        switch of build (it may compile, and it pays for moving the rows between the
+        cores' caches, which a steady run of that build does not)."""
+        i = 1 if par else 0
+        self.calls += 1
+        if self.last == i:
+            c = self.cost[i]
+            self.cost[i] = seconds_per_row if self.n[i] == 0 else c + ALPHA * (seconds_per_row - c)
+            self.n[i] += 1
+        self.last = i
+
+
+#: (rows, threads) -> the group of loops called with them
+GROUPS: dict[tuple[int, int], Group] = {}
 
 
 class Batched:
@@ -199,19 +303,19 @@ class Batched:
     numba's current setting. Arguments go to the compiled loop unchanged.
 
     Batches below :data:`SERIAL_BELOW` rows, and one thread, run the serial build.
-    Above, the loop times both builds as they run (a running mean of seconds per row,
-    per kind of first argument, number of rows and thread count) and runs the faster;
-    after :data:`EXPLORE_EVERY` calls the other one runs :data:`EXPLORE_BURST` calls in
-    a row, so the choice follows the load; a trial that confirms the choice doubles the
+    Above, the build is chosen per :class:`Group` (every loop called with the same
+    rows and threads): the first :data:`WARM_CALLS` calls run the parallel builds, the
+    next as many the serial ones, and from then on the builds whose running costs per
+    row (timed as they run, per loop and kind of first argument) add up to less; after
+    :data:`EXPLORE_EVERY` calls the other builds run :data:`EXPLORE_BURST` calls in a
+    row, so the choice follows the load; a trial that confirms the choice doubles the
     wait before the next (up to :data:`EXPLORE_MAX` calls), one that changes it starts
-    again from :data:`EXPLORE_EVERY`. The first call after a switch is not
-    counted: it may compile, and it pays for moving rows between the cores' caches,
-    which a steady run of that build does not. On an idle machine the parallel build
-    wins at large batches (Traffic Jam at batch 4096: 1.5-1.8x one thread); when
-    another process keeps a core busy, a parallel region waits for a descheduled
-    worker's rows and the serial build can be the faster (Traffic Jam, one core busy:
-    2 threads 0.71x of one without this choice). Both builds compute the same result,
-    so the choice never changes a game.
+    again from :data:`EXPLORE_EVERY`. On an idle machine the parallel build wins at
+    large batches (Traffic Jam at batch 4096: 1.5-1.8x one thread); when another
+    process keeps a core busy, a parallel region waits for a descheduled worker's rows
+    and the serial build can be the faster (Traffic Jam, one core busy: 2 threads 0.71x
+    of one without this choice). Both builds compute the same result, so the choice
+    never changes a game.
     """
 
     def __init__(self, dispatcher: Any):
@@ -220,12 +324,8 @@ class Batched:
         self.__wrapped__ = dispatcher
         self.__name__ = getattr(dispatcher, "__name__", "batched")
         self.__doc__ = getattr(dispatcher, "__doc__", None)
-        #: (dtype of the first argument, rows, threads) -> [serial s/row, parallel
-        #: s/row, serial timings, parallel timings, calls, burst calls left, last
-        #: build (1 parallel, 0 serial, -1 none), call of the next trial (0 not set,
-        #: -1 in a trial), calls between trials, choice before the trial]; a cost of
-        #: 0.0 is not measured yet
-        self.costs: dict[tuple[Any, int, int], list[float]] = {}
+        #: (dtype of the first argument, rows, threads) -> this loop's costs there
+        self.costs: dict[tuple[Any, int, int], LoopCost] = {}
 
     def __call__(self, *args: Any, threads: int | None = None) -> Any:
         rows = len(args[0])
@@ -235,27 +335,16 @@ class Batched:
         t = now if threads is None else threads
         if t <= 1:
             return self.serial(*args)
+        group = GROUPS.get((rows, t))
+        if group is None:
+            group = GROUPS[(rows, t)] = Group()
         key = (getattr(args[0], "dtype", None), rows, t)
-        st = self.costs.get(key)
-        if st is None:
-            st = self.costs[key] = [0.0, 0.0, 0, 0, 0, 0, -1, 0, EXPLORE_EVERY, -1]
-        st[4] += 1
-        if st[5] > 0:  # inside a trial of the other build
-            st[5] -= 1
-            par = st[6] == 1
-        elif st[3] < 2:  # first the parallel build until it has two timings
-            par = True
-        elif st[2] < 2:  # then the serial one
-            par = False
-        else:
-            par = st[1] <= st[0]
-            if st[7] == 0:
-                st[7] = st[4] + st[8]
-            elif 0 < st[7] <= st[4]:  # a trial: the other build, EXPLORE_BURST calls
-                st[9] = 1 if par else 0
-                par = not par
-                st[5] = EXPLORE_BURST - 1
-                st[7] = -1
+        lc = self.costs.get(key)
+        if lc is None:
+            lc = self.costs[key] = LoopCost()
+            group.loops.append(lc)
+        par = group.pick()
+        group.parallel = par
         t0 = _clock()
         if not par:
             out = self.serial(*args)
@@ -267,16 +356,7 @@ class Batched:
                 out = self.parallel(*args)
             finally:
                 numba.set_num_threads(now)
-        cost = (_clock() - t0) / rows
-        i = 1 if par else 0
-        if st[6] == i:  # not the first call after a switch (or the very first)
-            st[2 + i] += 1
-            st[i] = cost if st[i] == 0.0 else st[i] + ALPHA * (cost - st[i])
-        st[6] = i
-        if st[7] == -1 and st[5] == 0:  # a trial ended: when is the next one
-            same = (1 if st[1] <= st[0] else 0) == st[9]
-            st[8] = min(2 * st[8], EXPLORE_MAX) if same else EXPLORE_EVERY
-            st[7] = st[4] + st[8]
+        lc.add(par, (_clock() - t0) / rows)
         return out
 
     def __repr__(self) -> str:
