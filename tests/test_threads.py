@@ -88,13 +88,13 @@ class FakeClock:
         monkeypatch.setattr(threads, "_clock", lambda: self.now)
 
     def loop(self, serial_cost, parallel_cost, name: str = "") -> Batched:
-        """A Batched loop whose builds 'take' ``cost(clock)`` seconds per row (or a
+        """A Batched loop whose builds 'take' ``cost(clock)`` microseconds per row (or a
         constant), logged as ``name + build``."""
         def build(kind, cost):
             def run(x):
                 c = cost(self) if callable(cost) else cost
                 self.calls.append(name + kind)
-                self.now += c * len(x)
+                self.now += 1e-6 * c * len(x)
             return run
 
         loop = Batched.__new__(Batched)
@@ -200,6 +200,46 @@ def test_the_loops_of_a_step_switch_builds_together_and_find_the_parallel_one(
     assert all(a.split(":")[1] == b.split(":")[1] for a, b in pairs)
     last = [b for _, b in pairs[-threads.EXPLORE_EVERY:]]
     assert last.count("step:parallel") >= threads.EXPLORE_EVERY - threads.EXPLORE_BURST
+
+
+@TWO
+def test_a_new_env_of_the_same_size_makes_its_own_choice(monkeypatch, groups):
+    """Another game's env at the same batch size joins the group of the first one's
+    loops: its own timings decide, not the first env's, which chose the serial build
+    under a load that has gone since."""
+    clock = FakeClock(monkeypatch)
+    old = clock.loop(1.0, 3.0, "old:")  # measured under load: serial faster
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(100):
+        old(rows, threads=2)
+    assert clock.calls[-1] == "old:serial"
+    new = clock.loop(1.0, 0.5, "new:")  # idle now: parallel faster for the new env
+    for _ in range(threads.EXPLORE_EVERY):
+        new(rows, threads=2)
+    last = clock.calls[-threads.EXPLORE_EVERY // 2:]
+    assert last == ["new:parallel"] * len(last)
+
+
+@TWO
+def test_a_loop_that_comes_back_after_a_pause_starts_the_warm_up_again(monkeypatch,
+                                                                      groups):
+    """Calls of one loop with a pause of more than IDLE_S seconds between them: the
+    timings from before the pause are dropped and both builds are timed again (here
+    the load went away during the pause)."""
+    clock = FakeClock(monkeypatch)
+    load = {"busy": True}
+    loop = clock.loop(1.0, lambda c: 3.0 if load["busy"] else 0.5)
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(100):
+        loop(rows, threads=2)
+    assert clock.calls[-1] == "serial"
+    load["busy"] = False
+    clock.now += 2 * threads.IDLE_S  # another env ran (or nothing did)
+    clock.calls.clear()
+    for _ in range(2 * threads.WARM_CALLS + 10):
+        loop(rows, threads=2)
+    w = threads.WARM_CALLS
+    assert clock.calls == ["parallel"] * w + ["serial"] * w + ["parallel"] * 10
 
 
 @TWO

@@ -34,7 +34,9 @@ What the package does, once, before numba starts its thread pool:
   timed as they run; the slower one is tried again for a few calls, at first after
   :data:`EXPLORE_EVERY` calls, then at doubling intervals while the trials confirm the
   choice: even TBB waits for a descheduled worker's rows, and with one core busy
-  Traffic Jam's short steps ran at 0.71x of one thread on two without this choice.
+  Traffic Jam's short steps ran at 0.71x of one thread on two without this choice. A
+  loop that joins a group, or comes back to it after :data:`IDLE_S` seconds, starts
+  the group's choice again, so another env of the same size does not inherit it.
 - a caller may ask for a thread count per call (``threads=k``; the vectorised env
   passes its ``num_threads``): it is set for that call and put back after, so one
   env's choice never changes another's or the user's own numba code.
@@ -194,6 +196,9 @@ EXPLORE_BURST = 12
 EXPLORE_MAX = 3072
 #: weight of the newest timing in a build's running cost per row
 ALPHA = 0.25
+#: a loop not called for this many seconds has been idle (another env of the same
+#: size ran, or none did): its next call starts its group's warm-up again
+IDLE_S = 0.25
 
 _clock = time.perf_counter
 
@@ -211,21 +216,34 @@ class Group:
     parallel builds. Here all loops of the group switch together, each keeps its own
     running cost of each build, and the faster build is the one whose costs, weighted
     by each loop's calls, add up to less.
+
+    A loop that joins the group (its first call) or comes back to it after
+    :data:`IDLE_S` seconds without a call starts the warm-up again (:meth:`restart`),
+    and only the loops timed since then count: the loops of another env of the same
+    size (another game, say) that ran before keep costs measured at another time,
+    perhaps under another load. Without this, a benchmark's Jamming Traffic env at
+    batch 4096 inherited the serial choice the Jakarta Traffic env had made under load
+    just before, and ran its whole measurement at the speed of one thread.
     """
 
     __slots__ = ("calls", "parallel", "trial_left", "judging", "next_trial", "gap", "before",
                  "loops")
 
     def __init__(self) -> None:
-        self.calls = 0  # calls of the group's loops
+        self.loops: list[LoopCost] = []  # per loop of the group (and kind of first argument)
+        self.restart()
+
+    def restart(self) -> None:
+        """Start again from the warm-up, forgetting every loop's timings (not the loops)."""
+        self.calls = 0  # calls of the group's loops since the warm-up began
         self.parallel = True  # the build the group's loops run now
         self.trial_left = 0  # calls left in the trial of the other build
         self.judging = False  # a trial ended: the next call compares and schedules
         self.next_trial = 0  # call at which the next trial starts (0: not set)
         self.gap = EXPLORE_EVERY  # calls between trials
         self.before = True  # the choice before the trial in progress
-        #: per loop of the group (and kind of first argument) its :class:`LoopCost`
-        self.loops: list[LoopCost] = []
+        for c in self.loops:
+            c.forget()
 
     def faster_is_parallel(self) -> bool:
         """Whether the parallel builds have cost less, per row and weighted by each
@@ -270,13 +288,18 @@ class Group:
 class LoopCost:
     """One loop's running cost per row of each build within a :class:`Group`."""
 
-    __slots__ = ("cost", "n", "last", "calls")
+    __slots__ = ("cost", "n", "last", "calls", "ended")
 
     def __init__(self) -> None:
-        self.cost = [0.0, 0.0]  # seconds per row: serial, parallel (0.0 not timed yet)
+        self.ended = -1.0  # clock at the end of its last call (-1.0: never called)
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the timings (the group starts its warm-up again)."""
+        self.cost = [0.0, 0.0]  # seconds per row: serial, parallel (not timed yet)
         self.n = [0, 0]  # timings folded in, per build
         self.last = -1  # the build of this loop's last call (1 parallel, 0 serial)
-        self.calls = 0
+        self.calls = 0  # calls since the timings were dropped
 
     def add(self, par: bool, seconds_per_row: float) -> None:
         """Fold in one call's timing, unless it is this loop's first call after a
@@ -340,12 +363,17 @@ class Batched:
             group = GROUPS[(rows, t)] = Group()
         key = (getattr(args[0], "dtype", None), rows, t)
         lc = self.costs.get(key)
-        if lc is None:
+        t0 = _clock()
+        if lc is None:  # a loop joins the group
             lc = self.costs[key] = LoopCost()
             group.loops.append(lc)
+            back = True
+        else:  # or comes back after a pause
+            back = t0 - lc.ended > IDLE_S
+        if back and group.calls >= WARM_CALLS:  # (else the warm-up has just begun)
+            group.restart()
         par = group.pick()
         group.parallel = par
-        t0 = _clock()
         if not par:
             out = self.serial(*args)
         elif t == now:
@@ -356,7 +384,9 @@ class Batched:
                 out = self.parallel(*args)
             finally:
                 numba.set_num_threads(now)
-        lc.add(par, (_clock() - t0) / rows)
+        t1 = _clock()
+        lc.add(par, (t1 - t0) / rows)
+        lc.ended = t1
         return out
 
     def __repr__(self) -> str:
