@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, prange
 
 from trafficenvs.core.driver import _pick_legal
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import mix64, rng_next
 from trafficenvs.core.threads import batched
 from trafficenvs.core.verbs import (
@@ -35,7 +36,7 @@ from trafficenvs.core.verbs import (
 )
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _play(w, cfg, a, nplayers, ret):
     """Play action ``a`` in ``w`` (counting the move) and add its rewards into ``ret``."""
     k_step(w, cfg, a)
@@ -44,7 +45,7 @@ def _play(w, cfg, a, nplayers, ret):
         ret[j] += w.reward[j]
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns):
     """Play from ``w`` for at most ``depth`` moves (the rule-based player's moves if
     ``gs`` holds its scratch, else random ones); adds each seat's rewards and, if the
@@ -81,7 +82,7 @@ def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns)
         k_evaluate(w, cfg, ret, evs)
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _shortlist(recs, cfg, i, seat, mask, top, nplayers, key, work, wmask, ret, gs, evs,
                score, keep):
     """``keep[a]``: the ``top`` legal actions whose position one move later (the move's
@@ -175,7 +176,7 @@ def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, re
         out[i] = besta
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _child(first, sib, act, node, a):
     """The child of ``node`` reached by action ``a``, or -1."""
     c = first[node]
@@ -186,7 +187,7 @@ def _child(first, sib, act, node, a):
     return -1
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _select(first, sib, act, visits, value, avail, node, mask, c_uct):
     """UCB1 over the children of ``node`` legal in this determinization (their
     availability counts go up by one); -1 if some legal action has no child yet."""
@@ -207,7 +208,7 @@ def _select(first, sib, act, visits, value, avail, node, mask, c_uct):
     return bestc
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _untried(first, sib, act, node, mask, bits):
     """A uniformly chosen legal action of ``mask`` with no child at ``node``."""
     n = 0

@@ -11,13 +11,14 @@ writes :func:`horizon_left` into its ``horizon_left`` entry.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from trafficenvs.core.jit import kernel
 
 #: the value of a full horizon (and of "no limit"): the entry's exact upper bound
 HORIZON_STEPS = 255
 
 
-@njit(cache=True)
+@kernel
 def horizon_left(moves, horizon):
     """The share of the move limit still left, ``0..255`` (rounded up, so ``0`` only
     when the limit is reached; ``255`` for the whole limit left or no limit)."""

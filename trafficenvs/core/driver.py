@@ -30,6 +30,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.rng import rng_next
 from trafficenvs.core.threads import batched
@@ -46,7 +47,7 @@ from trafficenvs.core.verbs import (
 from trafficenvs.core.views import as_bytes, as_words
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _reset_row(rec, cfg, seed, nplayers):
     k_init(rec, cfg, seed)
     rec.moves = 0
@@ -140,7 +141,7 @@ def _batch_observe(recs, cfg, seats, out):
         k_observe(recs[i], cfg[0], seats[i], out[i])
 
 
-@njit(cache=True)
+@kernel
 def refresh_row(recs, cfg, i, obs, mask, cur):
     """Rewrite row ``i``'s player to move, observation and mask from its record."""
     r = recs[i]
@@ -152,13 +153,13 @@ def refresh_row(recs, cfg, i, obs, mask, cur):
         k_legal_mask(r, cfg[0], mask[i])
 
 
-@njit(cache=True)
+@kernel
 def single_reset(recs, cfg, seed, nplayers):
     """Start the one game of an AEC env."""
     _reset_row(recs[0], cfg[0], seed, nplayers)
 
 
-@njit(cache=True)
+@kernel
 def single_step(recs, cfg, action):
     """Apply one action to the game of an AEC env; returns False if it was illegal."""
     r = recs[0]
@@ -170,7 +171,7 @@ def single_step(recs, cfg, action):
     return True
 
 
-@njit(cache=True)
+@kernel
 def single_observe(recs, cfg, seat, obs, mask):
     """One seat's observation; its mask is all zeros unless that seat is to move."""
     r = recs[0]
@@ -182,7 +183,7 @@ def single_observe(recs, cfg, seat, obs, mask):
         k_legal_mask(r, c, mask)
 
 
-@njit(cache=True)
+@kernel
 def single_status(recs, cfg):
     """(current player, game over, cut off by a game option) of an AEC env's game."""
     r = recs[0]
@@ -199,7 +200,7 @@ _S56 = np.uint64(56)
 _S32 = np.uint64(32)
 
 
-@njit(cache=True, inline="never")
+@kernel(inline="never")
 def _pick_legal(mask_row, bits):
     """The legal action of one mask row chosen by 64 random ``bits`` (uniform), or -1.
 

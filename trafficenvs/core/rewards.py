@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from numba import njit
+from trafficenvs.core.jit import kernel
 
 
-@njit(cache=True)
+@kernel
 def write_zero_sum(reward, winner, n):
     """Add C2's result to ``reward[:n]`` given ``winner[:n]`` flags.
 

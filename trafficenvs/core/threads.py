@@ -57,6 +57,8 @@ from typing import Any
 
 import numba
 
+from trafficenvs.core.jit import NO_NRT
+
 #: batches with fewer rows run the serial build (measured: see docs/architecture.md)
 SERIAL_BELOW = 256
 
@@ -171,7 +173,9 @@ def max_threads() -> int:
 def serial_twin(dispatcher: Any) -> Any:
     """The serial build of a ``parallel=True`` dispatcher: the same Python source
     compiled without ``parallel`` (``prange`` is then ``range``). Its qualified name
-    gets a ``_serial`` suffix, so numba caches the two builds in separate files."""
+    gets a ``_serial`` suffix, so numba caches the two builds in separate files. The
+    serial build is compiled as a kernel (``core.jit``: no NRT); the parallel one
+    cannot be (numba's parallel loops allocate their schedule)."""
     if not isinstance(dispatcher, numba.core.registry.CPUDispatcher):
         return dispatcher  # NUMBA_DISABLE_JIT: both builds are the Python function
     f = dispatcher.py_func
@@ -180,7 +184,7 @@ def serial_twin(dispatcher: Any) -> Any:
     g.__qualname__ = f.__qualname__ + "_serial"
     g.__module__ = f.__module__
     g.__doc__ = f.__doc__
-    return numba.njit(cache=True)(g)
+    return numba.njit(cache=True, **NO_NRT)(g)
 
 
 #: the first this many calls of a group (:class:`Group`) run the parallel build, the

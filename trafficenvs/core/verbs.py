@@ -63,9 +63,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
+
+from trafficenvs.core.jit import kernel
 
 VERBS = ("init", "step", "is_legal", "legal_mask", "observe", "current_player", "is_over")
 OPTIONAL_VERBS = ("is_truncated", "determinize", "evaluate", "greedy")
@@ -165,13 +167,13 @@ k_evaluate = _python_verb("k_evaluate")
 k_greedy = _python_verb("k_greedy")
 
 
-@njit(cache=True)
+@kernel
 def never_truncated(rec, cfg):
     """The default ``is_truncated``: a game with no cap of its own."""
     return False
 
 
-@njit(cache=True)
+@kernel
 def redraw_generator(rec, cfg, seat, key):
     """The default ``determinize``: the same position with a new generator, so every
     future die is redrawn (nothing else is hidden in a game that keeps this)."""
@@ -179,12 +181,12 @@ def redraw_generator(rec, cfg, seat, key):
     rec.rng_ctr = np.uint64(0)
 
 
-@njit(cache=True)
+@kernel
 def no_estimate(rec, cfg, ret, scratch):
     """The default ``evaluate``: no opinion (0, a draw) before the end."""
 
 
-@njit(cache=True)
+@kernel
 def no_greedy(rec, cfg, mask, gs, i):
     """The default ``greedy``: none (the caller plays a random legal move)."""
     return -1

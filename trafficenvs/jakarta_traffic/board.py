@@ -16,18 +16,18 @@ end.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.layout import CENTRE, NCELLS, NO_DRIVE, NTYPES
 
 
-@njit(cache=True)
+@kernel
 def conn_at(rec, cfg, x, e):
     """Where path end ``e`` of cell ``x`` leads inside its tile (an edge or CENTRE)."""
     return cfg.conn[cfg.tile_pat[rec.cell_tile[x]], rec.cell_rot[x], e]
 
 
-@njit(cache=True)
+@kernel
 def set_links(rec, cfg, x):
     """Cache cell ``x``'s links at its rotation in ``rec.links`` (after any tile change)."""
     pat = cfg.tile_pat[rec.cell_tile[x]]
@@ -41,7 +41,7 @@ def set_links(rec, cfg, x):
     rec.code[x] = code
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def path_stop(links, exit_to, x, g):
     """K6, K3: follow the path entering cell ``x`` by edge ``g`` through tiles and alleys
     to the parking spot where it ends, on any links table (``links[cell, edge]``:
@@ -60,14 +60,14 @@ def path_stop(links, exit_to, x, g):
     return -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def path_end(links, exit_to, x, g):
     """The cell of :func:`path_stop` (-1: none)."""
     s = path_stop(links, exit_to, x, g)
     return s >> 2 if s >= 0 else -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def follow(links, exit_to, x, e):
     """K6: where the path leaving cell ``x``'s parking spot through edge ``e`` parks, on
     any links table (:func:`path_end`); -1 if edge ``e`` does not lead to the spot."""
@@ -77,7 +77,7 @@ def follow(links, exit_to, x, e):
     return path_end(links, exit_to, t >> 2, t & 3)
 
 
-@njit(cache=True)
+@kernel
 def trace(rec, cfg, x, e):
     """K6: the cell whose parking spot ends the path leaving ``x`` through edge ``e``
     (:func:`follow` on the record's links); -1 if edge ``e`` of ``x`` does not lead to
@@ -85,20 +85,20 @@ def trace(rec, cfg, x, e):
     return follow(rec.links, cfg.exit_to, x, e)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _outward(links, exit_to, x, g):
     """:func:`path_stop` of the path leaving cell ``x`` through edge ``g``."""
     t = exit_to[x, g]
     return path_stop(links, exit_to, t >> 2, t & 3)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _drive_end(x, b):
     """The ``drive_to`` entry of a path from cell ``x`` to the spot of cell ``b``."""
     return b if b != x else NO_DRIVE
 
 
-@njit(cache=True)
+@kernel
 def set_drive_to(rec, cfg):
     """Recompute the whole ``drive_to`` cache: ``drive_to[x, e]`` = :func:`trace` of
     ``(x, e)``, ``NO_DRIVE`` where that is -1 or ``x`` itself (each path is walked once,
@@ -119,7 +119,7 @@ def set_drive_to(rec, cfg):
                 rec.drive_to[y, b & 3] = _drive_end(y, x)
 
 
-@njit(cache=True)
+@kernel
 def update_drive_to(rec, cfg, y):
     """Bring the ``drive_to`` cache up to date after cell ``y``'s tile changed (its links
     already are): only the paths through ``y`` changed, and each of them passes one of
@@ -142,7 +142,7 @@ def update_drive_to(rec, cfg, y):
         rec.drive_to[b >> 2, b & 3] = _drive_end(b >> 2, a >> 2)
 
 
-@njit(cache=True)
+@kernel
 def refresh(rec, cfg):
     """Recompute the derived caches: every cell's links, the drive ends and the mover's
     drive targets.
@@ -157,14 +157,14 @@ def refresh(rec, cfg):
     refresh_dest(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def drive_target(rec, cfg, e):
     """K6: where the mover's drive out of edge ``e`` parks, -1 if that is no legal drive."""
     d = trace(rec, cfg, rec.pos[rec.cur], e)
     return d if d >= 0 and d != rec.start else -1
 
 
-@njit(cache=True)
+@kernel
 def refresh_dest(rec, cfg):
     """Recompute ``dest`` (the mover's drive targets, :func:`drive_target`, read from the
     ``drive_to`` cache)."""
@@ -174,7 +174,7 @@ def refresh_dest(rec, cfg):
         rec.dest[e] = d if d != NO_DRIVE and d != rec.start else -1
 
 
-@njit(cache=True)
+@kernel
 def stack_at(rec, x):
     """The order type whose stack lies on cell ``x``, or -1."""
     for t in range(NTYPES):
@@ -183,7 +183,7 @@ def stack_at(rec, x):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def occupied_bits(rec, cfg):
     """Cells holding an order stack or a moped, as bits of an int64 (K7 "vacant")."""
     b = np.int64(0)
@@ -195,7 +195,7 @@ def occupied_bits(rec, cfg):
     return b
 
 
-@njit(cache=True)
+@kernel
 def blocked_bits(rec, cfg):
     """Cells holding an order stack, a moped or the marker: not to be honked (K5)."""
     b = occupied_bits(rec, cfg)

@@ -6,8 +6,8 @@ an order stack, a building).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import rng_below
 from trafficenvs.jakarta_traffic.board import stack_at
 from trafficenvs.jakarta_traffic.layout import (
@@ -25,7 +25,7 @@ from trafficenvs.jakarta_traffic.orders import can_accept, deliverable
 from trafficenvs.jakarta_traffic.scoring import end_turn
 
 
-@njit(cache=True)
+@kernel
 def roll_die(rec):
     """One die (1-6): the next forced value if a test or user queued one, else the RNG."""
     if rec.forced_n > 0:
@@ -38,13 +38,13 @@ def roll_die(rec):
     return rng_below(rec, 6) + 1
 
 
-@njit(cache=True)
+@kernel
 def drive(rec, cfg, e):
     """K6: drive out of edge ``e`` of the mover's tile and park where the path ends."""
     park(rec, cfg, rec.dest[e])
 
 
-@njit(cache=True)
+@kernel
 def detour(rec, cfg):
     """K6 detour: column die, row die; a 6 copies the other; a double 6 lets the mover
     pick the cell (phase ``detour_pick``)."""
@@ -62,7 +62,7 @@ def detour(rec, cfg):
     park(rec, cfg, (r - 1) * SIDE + (c - 1))
 
 
-@njit(cache=True)
+@kernel
 def chat(rec, cfg, p, x):
     """K7 chat: if competitors' mopeds are on ``x``, each of them gains 1 energy, the
     mover 1 energy and a speech bubble (all capped)."""
@@ -81,7 +81,7 @@ def chat(rec, cfg, p, x):
                 rec.reward[p] += BUBBLE_BONUS[rec.bubbles[p]] - BUBBLE_BONUS[rec.bubbles[p] - 1]
 
 
-@njit(cache=True)
+@kernel
 def park(rec, cfg, x):
     """K7: every encounter where the mover parks, in the rulebook's order; a stop that
     offers a choice sets its phase, else the turn ends."""

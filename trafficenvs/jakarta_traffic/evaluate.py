@@ -47,8 +47,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.board import blocked_bits
 from trafficenvs.jakarta_traffic.greedy_maze import FAR, _distances, _reach_all
 from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, _may_accept, _route
@@ -82,7 +82,7 @@ MOVER_BONUS = 0.8
 SHRINK = 0.8
 
 
-@njit(cache=True)
+@kernel
 def _maze(rec, cfg, links, bits, building, first, reach, dist, charger_at):
     """The distances in turns between all cells (``dist``) and each cell's nearest other
     charging station (``charger_at``), from the record's board (links, spot bits)."""
@@ -104,7 +104,7 @@ def _maze(rec, cfg, links, bits, building, first, reach, dist, charger_at):
                 charger_at[x] = c
 
 
-@njit(cache=True)
+@kernel
 def _board(rec, cfg, addr, pay, stack):
     """Each order type's current address (its building's cell), what delivering it pays
     now (K8) and its stack's cell (-1: none)."""
@@ -118,7 +118,7 @@ def _board(rec, cfg, addr, pay, stack):
         stack[t] = rec.stack_cell[t] if rec.stack_n[t] > 0 else -1
 
 
-@njit(cache=True)
+@kernel
 def _held(rec, p):
     h = 0
     for t in range(NTYPES):
@@ -127,7 +127,7 @@ def _held(rec, p):
     return h
 
 
-@njit(cache=True)
+@kernel
 def _one_turn(x, h, e, dist, addr, pay, charger_at, code):
     """The best a single last turn from ``x`` adds to the final score: a delivery one
     turn away (its pay, less the energy), or a charge."""
@@ -146,10 +146,14 @@ def _one_turn(x, h, e, dist, addr, pay, charger_at, code):
     return best
 
 
-@njit(cache=True)
+#: where :func:`projections` leaves the seats' projected scores in the scratch row
+PROJ = 249
+
+
+@kernel
 def projections(rec, cfg, scratch):
-    """Every seat's projected final score (module docstring) in ``scratch[249:249 + n]``
-    (returned as that view)."""
+    """Every seat's projected final score (module docstring) in ``scratch[PROJ:PROJ + n]``
+    (:data:`PROJ` = 249; a kernel returns no view: ``core/jit.py``)."""
     n = cfg.num_players
     b8 = scratch.view(np.int8)
     i64 = scratch.view(np.int64)
@@ -165,7 +169,7 @@ def projections(rec, cfg, scratch):
     stack = i64[229:234]
     pay = scratch[240:245]
     value = scratch[245:249]
-    v = scratch[249:249 + n]
+    v = scratch[PROJ:PROJ + n]
     _maze(rec, cfg, links, bits, building, first, reach, dist, charger_at)
     _board(rec, cfg, addr, pay, stack)
     cur = rec.cur
@@ -196,15 +200,15 @@ def projections(rec, cfg, scratch):
                 r = max(r, -1.0 + _route(x, h | (1 << t), e - 1, ROUTE_STOPS, dist, addr,
                                          pay, stack, charger_at, sk, value))
         v[p] = score + ROUTE_WEIGHT * r
-    return v
 
 
-@njit(cache=True)
+@kernel
 def evaluate(rec, cfg, ret, scratch):
     """Add every seat's expected result (module docstring) to ``ret``; ``scratch``: a
     float64 row of at least 253 entries (``EVAL_SCRATCH``)."""
     n = cfg.num_players
-    v = projections(rec, cfg, scratch)
+    projections(rec, cfg, scratch)
+    v = scratch[PROJ:PROJ + n]
     top = v[0]
     most = rec.nstars[0]
     for p in range(1, n):

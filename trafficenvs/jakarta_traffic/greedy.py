@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit, prange
 
 from trafficenvs.core.game import Game
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.core.threads import batched
 from trafficenvs.jakarta_traffic.board import follow
@@ -136,7 +137,7 @@ def make_scratch(b: int) -> tuple[np.ndarray, ...]:
     return tuple(np.zeros((b, *shape), dt) for _, dt, shape in SCRATCH_FIELDS)
 
 
-@njit(cache=True)
+@kernel
 def _decide(ob, mask, cfg, exit_to, sc, i):
     """The greedy action for one decision (observation row ``ob``, mask row ``mask``;
     ``cfg`` gives the player count and the observation's offsets; row ``i`` of the work
@@ -197,7 +198,7 @@ def _decide(ob, mask, cfg, exit_to, sc, i):
                        me, spare, best_a - A_DRIVE, first)
 
 
-@njit(cache=True)
+@kernel
 def _deliver_action(mask):
     """The first delivery the mask allows (declining only when there is none)."""
     for t in range(NTYPES):
@@ -206,7 +207,7 @@ def _deliver_action(mask):
     return A_DECLINE
 
 
-@njit(cache=True)
+@kernel
 def _worth_at(x, kind_x, ctx):
     """:func:`~trafficenvs.jakarta_traffic.greedy_route._stop_value` of ending the turn
     on ``x`` as a tile of kind ``kind_x``; ``ctx`` = ``(n, start, mine, others,
@@ -217,7 +218,7 @@ def _worth_at(x, kind_x, ctx):
     return w
 
 
-@njit(cache=True)
+@kernel
 def _cell_worths(kind, ctx, worth):
     """The worth of ending the turn on each cell as it lies (:func:`_worth_at`), into
     ``worth``."""
@@ -225,7 +226,7 @@ def _cell_worths(kind, ctx, worth):
         worth[x] = _worth_at(x, kind[x], ctx)
 
 
-@njit(cache=True)
+@kernel
 def _first_best(worth):
     """The first cell of the highest worth."""
     top = 0
@@ -235,7 +236,7 @@ def _first_best(worth):
     return top
 
 
-@njit(cache=True)
+@kernel
 def _detour_worth(worth, top):
     """A detour's expected worth: column die, row die; a 6 copies the other (a diagonal
     cell 3/36, any other 1/36); a double 6 picks the best cell ``top`` (1/36)."""
@@ -247,7 +248,7 @@ def _detour_worth(worth, top):
     return detour
 
 
-@njit(cache=True)
+@kernel
 def _best_drive(mask, links, exit_to, me, worth, top):
     """The best of a detour and the drives the mask allows, without a honk:
     ``(action, worth)``, the detour unless a drive is strictly better."""
@@ -262,7 +263,7 @@ def _best_drive(mask, links, exit_to, me, worth, top):
     return best_a, best_v
 
 
-@njit(cache=True)
+@kernel
 def _best_honk(mask, links, bits, exit_to, building, blocked, me, spare, has_spare, spare_kind,
                worth, best_a, best_v, ctx):
     """``best_a`` (worth ``best_v``), or the first honk on a tile of my own paths whose
@@ -292,7 +293,7 @@ def _best_honk(mask, links, bits, exit_to, building, blocked, me, spare, has_spa
     return best_a
 
 
-@njit(cache=True)
+@kernel
 def _drive_after_honk(links, exit_to, me, y, o, worth, spare_kind, ctx):
     """The best worth of a drive from ``me`` once tile ``y`` is honked by option ``o``
     (``links`` already changed; -inf if no drive leaves the turn's start): a cell's
@@ -310,7 +311,7 @@ def _drive_after_honk(links, exit_to, me, y, o, worth, spare_kind, ctx):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _stack_place(mask, n, opp_pos, dist):
     """The cell for the rest of a stack: the legal one the nearest competitor needs the
     most turns to reach (then the most steps)."""
@@ -331,7 +332,7 @@ def _stack_place(mask, n, opp_pos, dist):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, spare, e0,
                 first):
     """The honk (or, if none helps, the plain drive out of edge ``e0``) that leaves the
@@ -377,7 +378,7 @@ def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, 
     return A_DRIVE + e0
 
 
-@njit(cache=True)
+@njit(cache=True)  # allocates (not a kernel: tests and the reader's helper)
 def _drive_targets(obs, exit_to, out):
     for i in range(obs.shape[0]):
         links = np.zeros((NCELLS, 4), np.int64)
@@ -408,7 +409,7 @@ def greedy_batch(obs, mask, cfg, exit_to, sc, out):
         out[i] = _decide(obs[i], mask[i], cfg[0], exit_to, sc, i)
 
 
-@njit(cache=True)
+@kernel
 def rollout_move(rec, cfg, mask, gs, i):
     """The ``greedy`` verb (``core/verbs.py``): this player's move for the seat to move in
     ``rec`` (a search's determinized copy), taken like every other decision of the player

@@ -13,8 +13,8 @@ sets, the number of turns between any two cells (strategy: ``greedy.py``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.board import path_end
 from trafficenvs.jakarta_traffic.layout import A_ROTATE, A_SWAP, CENTRE, NCELLS
 
@@ -22,14 +22,14 @@ HORIZON = 5  # turns searched for distances
 FAR = 7  # distance counted for a cell not reached within the horizon
 
 
-@njit(cache=True)
+@kernel
 def _rotl(bits, k):
     """The spot bits of a tile turned ``k`` quarter turns clockwise (edge e -> e + k)."""
     k &= 3
     return ((bits << k) | (bits >> (4 - k))) & 15
 
 
-@njit(cache=True)
+@kernel
 def _set_links(links, y, bits):
     """Cell ``y``'s links from its spot bits: ends not to the spot join each other."""
     other = -1
@@ -43,7 +43,7 @@ def _set_links(links, y, bits):
             links[y, other] = e
 
 
-@njit(cache=True)
+@kernel
 def _trace_cells(links, exit_to, x, e):
     """The cells a path out of ``x`` by edge ``e`` passes or ends on, as bits."""
     seen = np.int64(0)
@@ -60,7 +60,7 @@ def _trace_cells(links, exit_to, x, e):
     return seen
 
 
-@njit(cache=True)
+@kernel
 def _honk_bits(bits, o, spare, can_swap):
     """Option ``o`` of honking a tile with spot bits ``bits``: rotations 1-3 (o = 0-2),
     the spare swapped in at rotation 0-3 (o = 3-6). -1 if the option does not exist."""
@@ -71,7 +71,7 @@ def _honk_bits(bits, o, spare, can_swap):
     return _rotl(spare, o - 3)
 
 
-@njit(cache=True)
+@kernel
 def _honk_options(bits, spare, can_swap):
     """The distinct honks of a tile with spot bits ``bits``, in option order (rotations
     1-3, then the spare at rotations 0-3; :func:`_honk_bits`), skipping any that leaves
@@ -90,13 +90,13 @@ def _honk_options(bits, spare, can_swap):
     return packed, count
 
 
-@njit(cache=True)
+@kernel
 def _honk_action(y, o):
     """The action of honk option ``o`` (:func:`_honk_bits`) on cell ``y``."""
     return A_ROTATE + 3 * y + o if o < 3 else A_SWAP + 4 * y + (o - 3)
 
 
-@njit(cache=True)
+@kernel
 def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first, x):
     """The cells one turn can take a moped on ``x`` to (a honk on one of its paths'
     tiles allowed, with the spare ``spare``), as bits. ``links`` is left as it was.
@@ -143,7 +143,7 @@ def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first,
     return r
 
 
-@njit(cache=True)
+@kernel
 def _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first):
     """``reach[x]`` = :func:`_reach_one` of every cell ``x``."""
     for x in range(NCELLS):
@@ -151,7 +151,7 @@ def _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach,
                               first, x)
 
 
-@njit(cache=True)
+@kernel
 def _distances(reach, dist):
     """Turns from every cell to every other (breadth-first over one-turn sets)."""
     for s in range(NCELLS):
@@ -175,7 +175,7 @@ def _distances(reach, dist):
             front = nxt
 
 
-@njit(cache=True)
+@kernel
 def _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, reach, first,
                     dist):
     """Turns from every cell to every other into ``dist`` (:func:`_reach_all`,
@@ -184,7 +184,7 @@ def _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, r
     _distances(reach, dist)
 
 
-@njit(cache=True)
+@kernel
 def _nearest_chargers(kind, dist, charger_dist, charger_at):
     """For every cell, the nearest other charging station in turns into ``charger_at``
     (the first of the nearest in cell order; cell 0 if there is none)."""

@@ -10,8 +10,8 @@ read them (points, pays and energies as floats), so its choices stay the same.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.greedy_maze import _set_links
 from trafficenvs.jakarta_traffic.layout import (
     BUBBLE_BONUS,
@@ -46,7 +46,7 @@ from trafficenvs.jakarta_traffic.layout import (
 )
 
 
-@njit(cache=True)
+@kernel
 def _bits4(ob, o):
     """Four 0/1 entries ``ob[o:o + 4]`` (path ends N, E, S, W) as bits."""
     v = 0
@@ -56,7 +56,7 @@ def _bits4(ob, o):
     return v
 
 
-@njit(cache=True)
+@kernel
 def _index(ob, o, n):
     """The position of the 1 in the one-hot ``ob[o:o + n]`` (0 if none)."""
     k = 0
@@ -66,19 +66,19 @@ def _index(ob, o, n):
     return k
 
 
-@njit(cache=True)
+@kernel
 def _cell_of(ob, row, col):
     """The cell whose row and column one-hots start at ``ob[row]`` and ``ob[col]``."""
     return _index(ob, row, SIDE) * SIDE + _index(ob, col, SIDE)
 
 
-@njit(cache=True)
+@kernel
 def _read_phase(ob, ob_phase):
     """The phase of the decision (its one-hot part)."""
     return _index(ob, ob_phase, NPHASES)
 
 
-@njit(cache=True)
+@kernel
 def _read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
     """The board, into the caller's per-cell arrays: its spot bits and links, its kind
     (0 pick-up, 1 charging, 2 building), whether it is a building and how many
@@ -107,7 +107,7 @@ def _read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
     return blocked
 
 
-@njit(cache=True)
+@kernel
 def _read_me(ob, P):
     """The observer (the first player block at ``ob[P:]``, C4): cell, energy, bubbles,
     stars, points, passengers delivered, orders held (bits by type), spare's spot bits."""
@@ -125,7 +125,7 @@ def _read_me(ob, P):
     return me, energy, bubbles, nstars, points, passengers, held, spare
 
 
-@njit(cache=True)
+@kernel
 def _read_opponents(ob, P, n, opp_pos, opp_energy):
     """The competitors (player blocks 1 to ``n - 1``), into the caller's arrays: their
     cells (``opp_pos[1:n]``), per cell how many of them there could take a chat's
@@ -147,7 +147,7 @@ def _read_opponents(ob, P, n, opp_pos, opp_energy):
     return opp_best
 
 
-@njit(cache=True)
+@kernel
 def _read_orders(ob, ob_types, stack_type, addr, pay, stack):
     """The orders, into the caller's arrays: each type's current address and what a
     delivery pays, and where its stack lies (-1: none; from the cells' stacks,

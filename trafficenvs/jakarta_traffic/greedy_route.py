@@ -14,8 +14,8 @@ scratch arrays (:func:`_route`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.greedy_maze import FAR
 from trafficenvs.jakarta_traffic.layout import (
     BAPAK,
@@ -38,7 +38,7 @@ END_BONUS = 10.0  # for ending the game in the lead (malus when trailing)
 DISCOUNT = GAMMA ** np.arange(MAX_ROUTE_TURNS + FAR + 2, dtype=np.float64)
 
 
-@njit(cache=True)
+@kernel
 def _may_accept(held, nheld, energy, t):
     """K7's limits: 1 energy, two orders, not two of one type, one passenger."""
     if energy < 1 or nheld >= 2 or (held >> t) & 1:
@@ -50,7 +50,7 @@ def _may_accept(held, nheld, energy, t):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _nbits(v):
     c = 0
     while v:
@@ -59,7 +59,7 @@ def _nbits(v):
     return c
 
 
-@njit(cache=True)
+@kernel
 def _set_level(sk, level, x, held, energy, turn):
     """Level ``level`` of the route search's stack: at ``x`` holding ``held`` with
     ``energy`` after ``turn`` turns, its first option next."""
@@ -70,7 +70,7 @@ def _set_level(sk, level, x, held, energy, turn):
     sk[4, level] = 0
 
 
-@njit(cache=True)
+@kernel
 def _route(x, held, energy, stops, dist, addr, pay, stack, charger_at, sk, value):
     """Best discounted worth of up to ``stops`` stops after this turn, from cell ``x``.
 
@@ -132,7 +132,7 @@ def _route(x, held, energy, stops, dist, addr, pay, stack, charger_at, sk, value
     return best
 
 
-@njit(cache=True)
+@kernel
 def _on_arrival(x, kind, start, n, energy, bubbles, held, passengers, others_here,
                 opp_energy_here, addr, pay):
     """What ending the turn on cell ``x`` (``kind``: 0 pick-up, 1 charging, 2 building)
@@ -170,7 +170,7 @@ def _on_arrival(x, kind, start, n, energy, bubbles, held, passengers, others_her
     return gain, e, b, stars, pts, h, passengers
 
 
-@njit(cache=True)
+@kernel
 def _stop_value(x, kind, start, n, mine, others_here, opp_energy_here, stack_here, opp_best,
                 last_turn, plan):
     """Worth of ending this turn on cell ``x`` (``kind``: 0 pick-up, 1 charging,

@@ -5,8 +5,8 @@ may be honked; the honk part of the mask.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.views import as_bytes
 from trafficenvs.jakarta_traffic.board import blocked_bits, refresh_dest, set_links, update_drive_to
 from trafficenvs.jakarta_traffic.layout import (
@@ -21,7 +21,7 @@ from trafficenvs.jakarta_traffic.layout import (
 U = np.uint64
 
 
-@njit(cache=True)
+@kernel
 def _honked(rec, cfg, x):
     """After a honk of cell ``x``: its links, the drive ends through it and the drive
     targets anew, the marker on ``x``, and the drive phase."""
@@ -32,7 +32,7 @@ def _honked(rec, cfg, x):
     rec.phase = DRIVE
 
 
-@njit(cache=True)
+@kernel
 def rotate(rec, cfg, b):
     """K5: rotate cell ``b // 3`` by ``b % 3 + 1`` quarter turns clockwise."""
     x = b // 3
@@ -40,7 +40,7 @@ def rotate(rec, cfg, b):
     _honked(rec, cfg, x)
 
 
-@njit(cache=True)
+@kernel
 def swap(rec, cfg, b):
     """K5: swap the mover's spare into cell ``b // 4`` at rotation ``b % 4``; the tile
     taken off the board becomes the spare."""
@@ -53,7 +53,7 @@ def swap(rec, cfg, b):
     _honked(rec, cfg, x)
 
 
-@njit(cache=True)
+@kernel
 def honk_legal(rec, cfg, action):
     """K5: whether rotate/swap ``action`` is legal (the honk phase is checked by the
     caller): no stack, moped or marker on the cell; a swap needs a spare and no building."""
@@ -66,7 +66,7 @@ def honk_legal(rec, cfg, action):
     return (blocked_bits(rec, cfg) >> x) & 1 == 0
 
 
-@njit(cache=True)
+@kernel
 def honk_mask(rec, cfg, out):
     """K5: set the legal rotate and swap actions in ``out`` (zero there before).
 

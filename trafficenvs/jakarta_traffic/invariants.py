@@ -5,8 +5,8 @@ step): tiles, tokens, stars, limits and the derived caches (K2-K9).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.board import conn_at, drive_target, trace
 from trafficenvs.jakarta_traffic.layout import (
     BAPAK,
@@ -50,7 +50,7 @@ INVARIANT_MESSAGES = (
 )
 
 
-@njit(cache=True)
+@kernel
 def _check_tiles(rec, cfg):
     """Every tile once, the five buildings on the board (codes 1-3)."""
     seen = np.int64(0)
@@ -67,7 +67,7 @@ def _check_tiles(rec, cfg):
     return 0 if nb == NADDR else 2
 
 
-@njit(cache=True)
+@kernel
 def _check_players(rec, cfg):
     """Energy, bubbles, orders held, passengers and mopeds per seat (codes 4-8, 13)."""
     for p in range(cfg.num_players):
@@ -89,7 +89,7 @@ def _check_players(rec, cfg):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def _check_orders(rec, cfg):
     """Order tokens conserved, stacks on distinct pick-up tiles, the order board a
     permutation (codes 8-10)."""
@@ -118,7 +118,7 @@ def _check_orders(rec, cfg):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def _check_stars(rec, cfg):
     """Star tokens conserved and counted; returns (code 11/12 or 0, most stars held)."""
     n = cfg.num_players
@@ -141,7 +141,7 @@ def _check_stars(rec, cfg):
     return 0, most
 
 
-@njit(cache=True)
+@kernel
 def _check_caches(rec, cfg):
     """The derived caches (links, code, drive_to, dest) match the board (code 16)."""
     for x in range(NCELLS):
@@ -165,7 +165,7 @@ def _check_caches(rec, cfg):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def check(rec, cfg):
     """0 if ``rec`` keeps every rule-level invariant, else the index of the broken one in
     :data:`INVARIANT_MESSAGES` (a compiled check, so tests can run it after every step)."""

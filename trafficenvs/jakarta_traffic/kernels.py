@@ -24,8 +24,8 @@ player, ``render.py`` and ``game.py`` use stay importable from here.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.board import (
     blocked_bits,
     conn_at,
@@ -127,23 +127,23 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@kernel
 def current_player(rec, cfg):
     return np.int64(rec.cur)
 
 
-@njit(cache=True)
+@kernel
 def is_over(rec, cfg):
     return rec.over != 0
 
 
-@njit(cache=True)
+@kernel
 def is_truncated(rec, cfg):
     """K9's round cap: ``max_rounds`` rounds played and the game not over (0: no cap)."""
     return cfg.max_rounds > 0 and rec.round >= cfg.max_rounds and rec.over == 0
 
 
-@njit(cache=True)
+@kernel
 def step(rec, cfg, action):
     """Play ``action`` (legal, C3) for the mover; this step's rewards go to ``rec.reward``."""
     for j in range(cfg.num_players):
@@ -170,13 +170,13 @@ def step(rec, cfg, action):
         end_turn(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def vacant_pickup(rec, cfg, x):
     """K7: a tile the rest of a stack may go to: a pick-up tile with no stack or moped."""
     return cfg.tile_kind[rec.cell_tile[x]] == PICKUP and (occupied_bits(rec, cfg) >> x) & 1 == 0
 
 
-@njit(cache=True)
+@kernel
 def is_legal(rec, cfg, action):
     """Whether ``action`` is legal for the mover (the mask's entry, computed alone)."""
     if rec.over or action < 0 or action >= NUM_ACTIONS:
@@ -202,7 +202,7 @@ def is_legal(rec, cfg, action):
     return (deliverable(rec, cfg, p, rec.pos[p]) >> (action - A_DELIVER)) & 1 == 1
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, out):
     """The mover's legal actions as 0/1 in ``out`` (all zeros once the game is over)."""
     out[:] = 0

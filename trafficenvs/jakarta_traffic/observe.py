@@ -26,9 +26,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba import njit
 
 from trafficenvs.core.clock import horizon_left
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.layout import (
     AD_COL,
     AD_ROW,
@@ -102,7 +102,7 @@ assert (CELL_STACK, CELL_MARKER, CELL_ME, CELL_OTHERS, CELL_F) == (7, 12, 13, 14
 assert AD_COL == AD_ROW + SIDE
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def observe_cells(rec, cfg, seat, out):
     """The ``cells`` block: each cell's tile features (8 bytes from ``cfg.feat64`` by its
     code: the path ends, the kind, and a zero for the first stack byte), the stacks by
@@ -124,7 +124,7 @@ def observe_cells(rec, cfg, seat, out):
             out[o + U(CELL_OTHERS)] += 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def observe_players(rec, cfg, seat, out):
     """The ``players`` block: one entry per seat, the observer's first (C4); counts
     capped at their bounds (reached only by state dicts the rules cannot reach)."""
@@ -155,7 +155,7 @@ def observe_players(rec, cfg, seat, out):
         o += U(PLAYER_F)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def observe_board(rec, cfg, out):
     """The order board: the ``types`` block (each type's slot, pay, current address and
     stack size) and the ``addresses`` block (each address slot's building). Returns each
@@ -185,7 +185,7 @@ def observe_board(rec, cfg, out):
     return want
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def observe_drives(rec, cfg, seat, out, want):
     """The derived ``drives`` block: per seat (the observer's first) and exit edge, where
     the drive parks (the rules' drive ends, cached in ``rec.drive_to``), that tile's kind and
@@ -227,7 +227,7 @@ def observe_drives(rec, cfg, seat, out, want):
             o += U(DRIVE_F)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def observe_turn(rec, cfg, seat, out):
     """The fields after the blocks: phase, whose turn, my seat, end trigger, marker, star
     piles, dice, the round and the clocks."""
@@ -256,7 +256,7 @@ def observe_turn(rec, cfg, seat, out):
     out[U(cfg.ob_horizon_left)] = horizon_left(rec.moves, cfg.horizon)
 
 
-@njit(cache=True)
+@kernel
 def observe(rec, cfg, seat, out):
     """Seat ``seat``'s view (everything is open information; C4 seat order)."""
     out[:] = 0

@@ -5,8 +5,7 @@ stack, and delivering (stars, then the order board shifts).
 
 from __future__ import annotations
 
-from numba import njit
-
+from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.layout import (
     BAPAK,
     BUILDING,
@@ -19,13 +18,13 @@ from trafficenvs.jakarta_traffic.layout import (
 from trafficenvs.jakarta_traffic.scoring import end_turn
 
 
-@njit(cache=True)
+@kernel
 def can_accept(rec, p, t):
     """K7: 1 energy, at most 2 orders, not two of one type, at most one passenger."""
     return rec.energy[p] >= 1 and (acceptable(rec, p) >> t) & 1 == 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def acceptable(rec, p):
     """K7's limits but energy: the order types seat ``p`` could take into its phone now,
     as bits (1 << type): at most 2 orders, not two of one type, at most one passenger
@@ -39,7 +38,7 @@ def acceptable(rec, p):
     return free if rec.nheld[p] < 2 else 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def points_at(i):
     """K8: the address slot order slot ``i`` points at (slot i -> address slot i + 1;
     the lowest order slot also at the lowest address slot). :func:`wanted_slots` is its
@@ -47,7 +46,7 @@ def points_at(i):
     return i + 1 if i + 1 < NSLOTS else NSLOTS - 1
 
 
-@njit(cache=True)
+@kernel
 def wanted_slots(rec, a):
     """K8: the order slots pointing at address ``a`` (slot i -> address slot min(i+1, 4)).
 
@@ -64,7 +63,7 @@ def wanted_slots(rec, a):
     return j - 1, -1
 
 
-@njit(cache=True)
+@kernel
 def deliverable(rec, cfg, p, x):
     """Bits (1 << type) of the orders ``p`` holds whose current address is cell ``x``."""
     if cfg.tile_kind[rec.cell_tile[x]] != BUILDING:
@@ -78,7 +77,7 @@ def deliverable(rec, cfg, p, x):
     return bits
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def slot_pays(rec, i):
     """K8: the pile slot ``i`` pays from: its own, else the best non-empty one below."""
     for j in range(i, NSLOTS):
@@ -87,7 +86,7 @@ def slot_pays(rec, i):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def accept(rec, cfg):
     """K7: take one order of the stack here for 1 energy; the rest of the stack is then
     to be placed (phase ``place_stack``), or the turn ends if it was the last."""
@@ -104,14 +103,14 @@ def accept(rec, cfg):
     end_turn(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def place_stack(rec, cfg, x):
     """K7: the rest of the accepted stack moves to cell ``x``; the turn ends."""
     rec.stack_cell[rec.pending] = x
     end_turn(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def take_star(rec, cfg, p, i):
     """K8: seat ``p`` takes the star order slot ``i`` pays (none if no pile has one)."""
     j = slot_pays(rec, i)
@@ -125,7 +124,7 @@ def take_star(rec, cfg, p, i):
         rec.reward[p] += STAR_VALUES[j]
 
 
-@njit(cache=True)
+@kernel
 def deliver(rec, cfg, lowest):
     """K7/K8: deliver every matching order for 1 energy, then shift the order board
     (``lowest``: the delivered type that goes to the very bottom)."""
@@ -147,7 +146,7 @@ def deliver(rec, cfg, lowest):
     shift_addresses(rec, cfg.tile_addr[rec.cell_tile[x]])
 
 
-@njit(cache=True)
+@kernel
 def shift_orders(rec, bits, lowest):
     """K8: the delivered orders (``bits``) go to the bottom, ``lowest`` lowest; the others
     move up."""
@@ -167,7 +166,7 @@ def shift_orders(rec, bits, lowest):
     rec.ord_slot[k] = lowest
 
 
-@njit(cache=True)
+@kernel
 def shift_addresses(rec, a):
     """K8: address ``a`` (delivered to) goes to the top slot, the ones above it move down."""
     j = 0

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.threads import batched
 from trafficenvs.jakarta_traffic.board import follow
 from trafficenvs.jakarta_traffic.greedy import SCRATCH_FIELDS as GREEDY_FIELDS
@@ -90,7 +91,7 @@ def make_scratch(b: int) -> tuple[np.ndarray, ...]:
     return tuple(np.zeros((b, *shape), dt) for _, dt, shape in SCRATCH_FIELDS)
 
 
-@njit(cache=True)
+@kernel
 def _drive_ends(links, exit_to, me, ends, a):
     """``ends[a, e]``: where a drive from cell ``me`` out of edge ``e`` parks on
     ``links``."""
@@ -99,7 +100,7 @@ def _drive_ends(links, exit_to, me, ends, a):
         ends[a, e] = d if d >= 0 and d != me else NO_DRIVE
 
 
-@njit(cache=True)
+@kernel
 def _ends_after_honks(links, bits, exit_to, q, spare, ends):
     """``ends[a, e]`` of the moped on ``q``: its drives as the board lies for every
     action, then on the board after each honk of a tile on its paths (rotations, and
@@ -126,7 +127,7 @@ def _ends_after_honks(links, bits, exit_to, q, spare, ends):
         _set_links(links, y, b0)
 
 
-@njit(cache=True)
+@kernel
 def _plan_row(ob, cfg, sc, i, ends, cells, next_ends):
     """Row ``i``: the plan features of observation ``ob`` (module docstring); the paths
     follow the game's own frame (``cfg.exit_to``)."""

@@ -5,20 +5,20 @@ and its tie-breaks, and the zero-sum result (C2).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rewards import write_zero_sum
 from trafficenvs.jakarta_traffic.board import refresh_dest
 from trafficenvs.jakarta_traffic.layout import BUBBLE_BONUS, END_STARS, HONK
 
 
-@njit(cache=True)
+@kernel
 def final_score(rec, p):
     """K9: star values + 1 per energy left + 1/3/5 for 1/2/3 speech bubbles."""
     return np.int64(rec.points[p]) + rec.energy[p] + BUBBLE_BONUS[rec.bubbles[p]]
 
 
-@njit(cache=True)
+@kernel
 def final_key(rec, p):
     """K9: score, then the tie-breaks (passengers, star tokens, energy), packed into one
     comparable integer."""
@@ -29,7 +29,7 @@ def final_key(rec, p):
     return key
 
 
-@njit(cache=True)
+@kernel
 def finish(rec, cfg):
     """K9: stars + energy + bubble bonus; ties by passengers, star count, energy (C2)."""
     n = cfg.num_players
@@ -44,7 +44,7 @@ def finish(rec, cfg):
     write_zero_sum(rec.reward, rec.winner, n)
 
 
-@njit(cache=True)
+@kernel
 def end_turn(rec, cfg):
     """K9: the mover's turn ends (the end is triggered at 4 stars); the next seat's turn
     starts, or, after the last seat's turn of a triggered round, the game ends."""

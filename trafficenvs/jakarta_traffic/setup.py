@@ -7,8 +7,7 @@ the whole deal.
 
 from __future__ import annotations
 
-from numba import njit
-
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import rng_below, rng_seed, rng_shuffle
 from trafficenvs.jakarta_traffic.board import refresh
 from trafficenvs.jakarta_traffic.layout import (
@@ -30,7 +29,7 @@ from trafficenvs.jakarta_traffic.layout import (
 )
 
 
-@njit(cache=True)
+@kernel(inline="always")  # it returns a view: inlined, no NRT needed
 def _work(rec):
     """The set-up's work space (shuffles): the ``drive_to`` cache's bytes, free until
     :func:`~trafficenvs.jakarta_traffic.board.refresh` derives the drive ends at the end
@@ -38,7 +37,7 @@ def _work(rec):
     return rec.drive_to.reshape(NCELLS * 4)
 
 
-@njit(cache=True)
+@kernel
 def _shuffle_ids(rec, cfg, kind):
     """The ids of the tiles of ``kind``, shuffled into ``_work(rec)``."""
     nk = cfg.n_kind[kind]
@@ -47,7 +46,7 @@ def _shuffle_ids(rec, cfg, kind):
     rng_shuffle(rec, _work(rec), nk)
 
 
-@njit(cache=True)
+@kernel
 def deal_piles(rec, cfg):
     """K4: 3 pick-up tiles, 1 charging station and 1 building into each row (in columns
     0-2, 3 and 4; :func:`arrange_row` places them); one more pick-up tile per player as
@@ -67,7 +66,7 @@ def deal_piles(rec, cfg):
             rec.cell_tile[r * SIDE + 3 + (kind - CHARGING)] = _work(rec)[r]
 
 
-@njit(cache=True)
+@kernel
 def arrange_row(rec, r, prev):
     """K4: row ``r``'s building goes to a column other than ``prev`` (the row above's:
     no two buildings orthogonally adjacent), its charging station to one of the other
@@ -99,7 +98,7 @@ def arrange_row(rec, r, prev):
     return b
 
 
-@njit(cache=True)
+@kernel
 def layout_fits(rec, cfg, i):
     """K4: whether stack layout ``cfg.perms[i]`` (a column per row) puts every stack on
     a pick-up tile."""
@@ -109,7 +108,7 @@ def layout_fits(rec, cfg, i):
     return True
 
 
-@njit(cache=True)
+@kernel
 def deal_board(rec, cfg):
     """One random deal of the tiles into rows, with random rotations; returns the number
     of legal stack layouts."""
@@ -126,7 +125,7 @@ def deal_board(rec, cfg):
     return count
 
 
-@njit(cache=True)
+@kernel
 def place_stacks(rec, cfg, count):
     """K4: one stack of ``players + 1`` per type, exactly one per row and per column on
     pick-up tiles (uniform over the ``count`` layouts the deal allows)."""
@@ -147,7 +146,7 @@ def place_stacks(rec, cfg, count):
         rec.stack_n[t] = cfg.num_players + 1
 
 
-@njit(cache=True)
+@kernel
 def set_order_board(rec, cfg):
     """K4/K8: one token per type in the order slots and the addresses in theirs, in
     random order; five stars per slot. Notes each address's building cell."""
@@ -167,7 +166,7 @@ def set_order_board(rec, cfg):
             rec.addr_cell[cfg.tile_addr[rec.cell_tile[x]]] = x
 
 
-@njit(cache=True)
+@kernel
 def seat_players(rec, cfg):
     """K4: mopeds on distinct random charging stations, full batteries, nothing held."""
     n = cfg.num_players
@@ -193,7 +192,7 @@ def seat_players(rec, cfg):
             rec.stars[p, s] = 0
 
 
-@njit(cache=True)
+@kernel
 def init(rec, cfg, seed):
     """A new game from ``seed`` (K4; C1): deal, stacks, order board, mopeds; seat 0 to
     honk, the marker off the board."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jamming_traffic.greedy_estimate import (
     BIG,
     OPP_BLOCK,
@@ -33,7 +33,7 @@ from trafficenvs.jamming_traffic.layout import MAX_TOWNS
 TEMPERATURE = 8.0
 
 
-@njit(cache=True)
+@kernel
 def standing(rec, cfg, s, E, done):
     """Seat ``s``'s race standing, ``-(VISIT * towns left + moves to the next new town)``
     (``E``, ``done``: scratch for the distance field, ``MAX_TOWNS`` entries each)."""
@@ -57,7 +57,7 @@ def standing(rec, cfg, s, E, done):
     return v
 
 
-@njit(cache=True)
+@kernel
 def evaluate(rec, cfg, ret, scratch):
     """Add every seat's expected result (module docstring) to ``ret``; ``scratch``:
     a float64 row of at least ``2 * MAX_TOWNS + MAX_PLAYERS`` entries."""

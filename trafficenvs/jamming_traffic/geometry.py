@@ -9,22 +9,22 @@ the record.
 
 from __future__ import annotations
 
-from numba import njit
+from trafficenvs.core.jit import kernel
 
 
-@njit(cache=True)
+@kernel
 def can_enter(rec, r, x):
     """A car may enter road ``r`` at its end ``x`` (the one-way sign, J7)."""
     return r != rec.ow_road or x == rec.ow_entry
 
 
-@njit(cache=True)
+@kernel
 def can_leave(rec, r, x):
     """A car may leave road ``r`` through its end ``x`` (the one-way sign, J7)."""
     return r != rec.ow_road or x != rec.ow_entry
 
 
-@njit(cache=True)
+@kernel
 def rb_exit(rec, cfg, r, x):
     """The roundabout's exit for a car arriving from road ``r`` end ``x``: half-edge or -1.
 
@@ -55,7 +55,7 @@ def rb_exit(rec, cfg, r, x):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def pushed_exit(rec, cfg, r, x):
     """Where a car pushed off road ``r`` through end ``x`` goes (J7): half-edge or -1.
 

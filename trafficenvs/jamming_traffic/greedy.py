@@ -64,6 +64,7 @@ import numpy as np
 from numba import njit, prange
 
 from trafficenvs.core.game import Game
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.core.threads import batched
 from trafficenvs.jamming_traffic.greedy_estimate import (
@@ -98,7 +99,7 @@ __all__ = ["SCRATCH_DTYPE", "SCRATCH_FIELDS", "JammingTrafficGreedy", "greedy_ba
 EPS = 1e-6
 
 
-@njit(cache=True)
+@kernel
 def _after(work, side, rawa, rawb, cfg, N, sc):
     """Value of ``work`` after a step; an endless jam is stopped at its best town."""
     if work.phase != STOP_PHASE:
@@ -115,7 +116,7 @@ def _after(work, side, rawa, rawb, cfg, N, sc):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _prepare(rec, cfg, N, sc):
     """Per decision: every seat's distance field and the roads that matter to a car."""
     locate(rec, cfg, N, sc.cr, sc.ci)
@@ -138,7 +139,7 @@ def _prepare(rec, cfg, N, sc):
                 sc.rel[cfg.inc[u, k]] = 1
 
 
-@njit(cache=True)
+@kernel
 def _worth_trying(rec, cfg, sc, a):
     """Whether action ``a`` can change the value at all (else it equals doing nothing).
 
@@ -158,7 +159,7 @@ def _worth_trying(rec, cfg, sc, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _action_range(ph, cfg):
     """The actions ``lo..hi - 1`` a decision of phase ``ph`` chooses among (none when
     the game is over)."""
@@ -173,7 +174,7 @@ def _action_range(ph, cfg):
     return 0, 0
 
 
-@njit(cache=True)
+@kernel
 def _stand_ins(base, mrow, cfg, sc, lo, hi):
     """Place phase: the first legal roundabout and the first legal one-way placement
     that touch no car's surroundings (-1: none). All such placements have one value
@@ -189,7 +190,7 @@ def _stand_ins(base, mrow, cfg, sc, lo, hi):
     return rep_rb, rep_ow
 
 
-@njit(cache=True)
+@kernel
 def _search(ph, mrow, cfg, N, base, work, side, rb, rw, rs, sc, best, best_a):
     """The best action of the phase, each simulated on ``work`` (a copy of ``base``
     through its words ``rb`` -> ``rw``); ``best``/``best_a``: the value to beat and
@@ -216,7 +217,7 @@ def _search(ph, mrow, cfg, N, base, work, side, rb, rw, rs, sc, best, best_a):
     return best_a
 
 
-@njit(cache=True)
+@kernel
 def _decide(ob, mrow, cfg, N, base, work, side, rb, rw, rs, sc, stop_as_v0):
     """The greedy action for one decision (``base``/``work``/``side``: scratch records)."""
     rebuild(ob, cfg, N, base)
@@ -262,7 +263,7 @@ def greedy_batch(obs, mask, cfg_arr, N, recs, raw, scratch, out, stop_as_v0):
                          scratch[i], stop_as_v0)
 
 
-@njit(cache=True)
+@kernel
 def rollout_move(rec, cfg, mask, gs, i):
     """The ``greedy`` verb: this player's move for the seat to move in ``rec`` (a search's
     determinized copy), through that seat's observation like every other decision;

@@ -12,8 +12,8 @@ the defaults being ``VISIT``, ``OPP_BLOCK`` and ``ALPHA``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jamming_traffic.geometry import rb_exit
 from trafficenvs.jamming_traffic.queues import needed_towns
 
@@ -30,7 +30,7 @@ ALPHA = 0.4
 DEAD_END = 4.0
 
 
-@njit(cache=True)
+@kernel
 def locate(rec, cfg, N, cr, ci):
     """Road and queue index of every seat's car (-1: not on the board yet)."""
     for s in range(N):
@@ -44,13 +44,13 @@ def locate(rec, cfg, N, cr, ci):
                 ci[c - 1] = i
 
 
-@njit(cache=True)
+@kernel
 def unvisited(rec, cfg, s):
     """The towns seat ``s`` still has to visit (a bit per town)."""
     return needed_towns(rec, cfg, s) & ~rec.visited[s]
 
 
-@njit(cache=True)
+@kernel
 def dijkstra(rec, cfg, unv, E, done):
     """E[t]: moves from "at a road end facing town t, nothing ahead" to passing a town
     of ``unv``: 1 for such a town, else 1 + the cars on a road out of t + E[its other
@@ -87,7 +87,7 @@ def dijkstra(rec, cfg, unv, E, done):
                 E[v] = c
 
 
-@njit(cache=True)
+@kernel
 def car_cost(rec, cfg, unv, cr, ci, E, opp_block):
     """Moves the car at queue index ``ci`` of road ``cr`` needs to pass a town of ``unv``."""
     n = rec.cnt[cr]
@@ -134,7 +134,7 @@ def car_cost(rec, cfg, unv, cr, ci, E, opp_block):
     return min(best, 100.0)
 
 
-@njit(cache=True)
+@kernel
 def value(rec, cfg, N, sc):
     """My standing (seat 0) less ALPHA times the leading opponent's.
 

@@ -14,8 +14,8 @@ Also here: the copy of a record's state part the look-ahead uses (64-bit words).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jamming_traffic.kernels import RECORD_DTYPE, loop_towns_of
 from trafficenvs.jamming_traffic.layout import QLEN
 
@@ -37,7 +37,7 @@ def state_words(dtype: np.dtype = RECORD_DTYPE) -> int:
     return (end + 7) // 8
 
 
-@njit(cache=True)
+@kernel
 def copy_state(src, dst):
     """Copy the state part of one record (64-bit words: numba's byte-slice copy is
     15x slower, and the scratch fields after the state are 3/4 of the record)."""
@@ -45,7 +45,7 @@ def copy_state(src, dst):
         dst[k] = src[k]
 
 
-@njit(cache=True)
+@kernel
 def _clear(rec):
     """The fields the observation does not show: a fixed generator, no moves, empty
     roads and seats (filled in by the steps below)."""
@@ -68,7 +68,7 @@ def _clear(rec):
         rec.laste[r] = 0
 
 
-@njit(cache=True)
+@kernel
 def _read_roads(ob, cfg, N, rec):
     """Each road's queue (a neutral car 0, relative seat j's car j + 1) from the road
     fields and the seats' ``road`` and ``slot``; a road over 3 cars is held."""
@@ -92,7 +92,7 @@ def _read_roads(ob, cfg, N, rec):
         o += cfg.ob_seat_stride
 
 
-@njit(cache=True)
+@kernel
 def _read_seats(ob, cfg, N, rec):
     """Each seat's visited towns and home, and the endless jam's loop towns."""
     T = cfg.n_towns
@@ -114,7 +114,7 @@ def _read_seats(ob, cfg, N, rec):
     rec.loop_towns = lt
 
 
-@njit(cache=True)
+@kernel
 def _one_hot(ob, o, n):
     """The index of the set entry of the one-hot ``ob[o:o + n]``, -1 if none is set."""
     for k in range(n):
@@ -123,7 +123,7 @@ def _one_hot(ob, o, n):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def _read_turn(ob, cfg, rec):
     """The phase, moves left, pending pieces and where the pieces stand; the dice and
     the forced roll get fixed values; in the stop phase the paused jam (its road no
@@ -148,7 +148,7 @@ def _read_turn(ob, cfg, rec):
         rec.held[rec.js_road] = 0
 
 
-@njit(cache=True)
+@kernel
 def rebuild(ob, cfg, N, rec):
     """The game record seen from ``ob`` (seat to move = seat 0, the others in turn order)."""
     _clear(rec)
@@ -157,7 +157,7 @@ def rebuild(ob, cfg, N, rec):
     _read_turn(ob, cfg, rec)
 
 
-@njit(cache=True)
+@kernel
 def v0_stop_view(rec, cfg):
     """Stop phase: the rebuilt record as the v0 observation showed it (the greedy
     player's ``stop_as_v0``): a road's fifth car not seen (4 places were shown), every
@@ -176,7 +176,7 @@ def v0_stop_view(rec, cfg):
     find_paused_jam(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def find_paused_jam(rec, cfg):
     """Stop phase: set the paused jam (``js_road``, ``js_end``, its road no longer held)
     to the first road over 3 cars whose loop is the observed one; False if none is."""
@@ -192,7 +192,7 @@ def find_paused_jam(rec, cfg):
     return False
 
 
-@njit(cache=True)
+@kernel
 def rebuild_batch(obs, cfg_arr, N, recs):
     """The game records the player sees in each observation row (seat to move = 0)."""
     for i in range(obs.shape[0]):

@@ -18,8 +18,8 @@ jams checked. Every check follows the chain with the one walk of ``jams.py``
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.views import as_words
 from trafficenvs.jamming_traffic.geometry import pushed_exit
 from trafficenvs.jamming_traffic.jams import (
@@ -39,7 +39,7 @@ from trafficenvs.jamming_traffic.layout import (
 )
 
 
-@njit(cache=True)
+@kernel
 def dead_end_possible(rec, cfg):
     """Whether some jam could push a car that has no legal exit (J7's last rule).
 
@@ -64,7 +64,7 @@ def dead_end_possible(rec, cfg):
     return any_held(rec)
 
 
-@njit(cache=True)
+@kernel
 def any_held(rec):
     """Whether some road is held, read 8 roads at a time (a road past the map's
     roads is never held)."""
@@ -75,7 +75,7 @@ def any_held(rec):
     return s != 0
 
 
-@njit(cache=True)
+@kernel
 def full_loop_possible(rec, cfg):
     """Whether the held roads close a loop of pushes (J8's full loop).
 
@@ -103,7 +103,7 @@ def full_loop_possible(rec, cfg):
     return False
 
 
-@njit(cache=True)
+@kernel
 def jam_check_needed(rec, cfg):
     """Whether some move's jam could be illegal, so that moves must be simulated.
 
@@ -113,7 +113,7 @@ def jam_check_needed(rec, cfg):
     return dead_end_possible(rec, cfg) or full_loop_possible(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def move_ok(rec, cfg, r, x, o, oe):
     """J7's last rule (and J8's full loops) for one move: cheap unless a jam can fail.
 
@@ -127,7 +127,7 @@ def move_ok(rec, cfg, r, x, o, oe):
     return move_ok_full(rec, cfg, r, x, o, oe)
 
 
-@njit(cache=True)
+@kernel
 def move_ok_full(rec, cfg, r, x, o, oe):
     """J7's last rule and J8's full loops: the jam a move (the car at end ``x`` of road
     ``r`` onto road ``o`` at its end ``oe``) would start can be played out.
@@ -162,7 +162,7 @@ def move_ok_full(rec, cfg, r, x, o, oe):
     return sim_jam(rec, cfg, o, oe, target_held)
 
 
-@njit(cache=True)
+@kernel
 def _push_counts(rec, cfg, r, e, pushes):
     """Play ``pushes`` pushes of a walked chain from state (r, e) on the scratch counts:
     each moves one count on, notes the entered road's last-entered end and unholds a
@@ -182,7 +182,7 @@ def _push_counts(rec, cfg, r, e, pushes):
     return disturbed, r, e
 
 
-@njit(cache=True)
+@kernel
 def loop_can_rest(rec, cfg, r, e):
     """Whether the endless chain at state (road ``r`` over 3, entered at ``e``) can stop.
 
@@ -212,7 +212,7 @@ def loop_can_rest(rec, cfg, r, e):
     return False
 
 
-@njit(cache=True)
+@kernel
 def sim_jam(rec, cfg, cur, cur_e, disturbed):
     """Whether a jam starting at road ``cur`` (over 3) can be played out (J7, J8).
 
@@ -240,7 +240,7 @@ def sim_jam(rec, cfg, cur, cur_e, disturbed):
             return True
 
 
-@njit(cache=True)
+@kernel
 def chain_code(rec, cfg, o, oe):
     """Memo for ``legal_mask``: the jam of one more car entering full road ``o`` at ``oe``.
 

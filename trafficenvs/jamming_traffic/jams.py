@@ -26,8 +26,8 @@ a stop holds 5 and keeps jamming, so no road is left above 4.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.jamming_traffic.geometry import pushed_exit
 from trafficenvs.jamming_traffic.layout import (
     CH_UNKNOWN,
@@ -50,7 +50,7 @@ WALK_KNOWN = 4  # (``memo``) the chain reaches a state whose ``ch_code`` is know
 # ----------------------------------------------------------------------------- the walk
 
 
-@njit(cache=True)
+@kernel
 def walk_chain(rec, cfg, r, e, scratch, less, held_ends, memo):
     """Follow one chain from state (over-full road ``r``, entered at ``e``), moving no car.
 
@@ -103,7 +103,7 @@ def walk_chain(rec, cfg, r, e, scratch, less, held_ends, memo):
         e = ex & 1
 
 
-@njit(cache=True)
+@kernel
 def next_chain(cnt, held, laste, n_roads):
     """The next chain of a jam that fed a held road (J8): the first road over 3 cars
     that is not held and the end it was last entered at, or (-1, -1); on the live or
@@ -117,7 +117,7 @@ def next_chain(cnt, held, laste, n_roads):
 # ----------------------------------------------------------------------------- loops
 
 
-@njit(cache=True)
+@kernel
 def loop_towns_of(rec, cfg, r, e):
     """Town set of the endless loop through state (road r, entered at e): the legal
     stop towns (J8). Public: the state dict loader and the greedy player use it."""
@@ -134,7 +134,7 @@ def loop_towns_of(rec, cfg, r, e):
     return towns
 
 
-@njit(cache=True)
+@kernel
 def loop_roads(rec, cfg, r, e):
     """Road set of the endless loop through state (road r, entered at e).
 
@@ -153,7 +153,7 @@ def loop_roads(rec, cfg, r, e):
     return roads
 
 
-@njit(cache=True)
+@kernel
 def _snapshot(rec, cfg):
     """``snap`` := the queues (the configuration at an endless loop's first state)."""
     q = rec.q
@@ -163,7 +163,7 @@ def _snapshot(rec, cfg):
             snap[k, i] = q[k, i]
 
 
-@njit(cache=True)
+@kernel
 def _same_config(rec, cfg, roads):
     """The roads in road set ``roads`` hold what the snapshot holds."""
     q = rec.q
@@ -181,7 +181,7 @@ def _same_config(rec, cfg, roads):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _ring(rec, cfg, h0):
     """The loop from state ``h0`` if it is a ring (passes each road once):
     ``(ok, towns, players)``, its town set and the seats (bit set) with a car on it."""
@@ -207,7 +207,7 @@ def _ring(rec, cfg, h0):
     return h == h0, towns, players
 
 
-@njit(cache=True)
+@kernel
 def play_laps_at_once(rec, cfg, r, e):
     """Play the laps of the endless loop at state (road ``r``, entered at ``e``) at once.
 
@@ -257,7 +257,7 @@ def play_laps_at_once(rec, cfg, r, e):
 # ----------------------------------------------------------------------------- the jam
 
 
-@njit(cache=True)
+@kernel
 def push(rec, cfg, r, e):
     """Push the far car of road ``r`` (entered last at ``e``) on (J7); returns
     (half-edge it joined, won)."""
@@ -273,7 +273,7 @@ def push(rec, cfg, r, e):
     return ex, won
 
 
-@njit(cache=True)
+@kernel
 def _pause(rec, r, e):
     """Pause an endless jam at state (r, e) for the mover's stop town (J8)."""
     rec.js_road = r
@@ -281,7 +281,7 @@ def _pause(rec, r, e):
     rec.phase = STOP
 
 
-@njit(cache=True)
+@kernel
 def jam(rec, cfg, cur, cur_e, laps_at_once):
     """Play out the jam at road ``cur`` (J6-J8). Returns False if paused for a stop choice.
 
@@ -333,7 +333,7 @@ def jam(rec, cfg, cur, cur_e, laps_at_once):
             return True
 
 
-@njit(cache=True)
+@kernel
 def stop_jam(rec, cfg, town):
     """J8: go on until a car is pushed through ``town``; roads left with 4 are held.
 

@@ -12,8 +12,8 @@ steered), and its jam can be played out (J7's last rule, J8's full loops:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.views import as_bytes
 from trafficenvs.jamming_traffic.geometry import can_enter, can_leave, rb_exit
 from trafficenvs.jamming_traffic.jam_check import (
@@ -36,7 +36,7 @@ from trafficenvs.jamming_traffic.layout import (
 )
 
 
-@njit(cache=True)
+@kernel
 def move_legal(rec, cfg, r, x, k):
     """Move the car at end ``x`` of road ``r`` onto the k-th road of that end's town."""
     n = rec.cnt[r]
@@ -58,7 +58,7 @@ def move_legal(rec, cfg, r, x, k):
     return move_ok(rec, cfg, r, x, o, oe)
 
 
-@njit(cache=True)
+@kernel
 def is_legal(rec, cfg, action):
     """Whether ``action`` is legal (the same decision as the mask's entry)."""
     ph = rec.phase
@@ -87,7 +87,7 @@ def is_legal(rec, cfg, action):
     return move_legal(rec, cfg, cfg.mv_road[action], cfg.mv_end[action], cfg.mv_k[action])
 
 
-@njit(cache=True)
+@kernel
 def _mask_not_moving(rec, cfg, out):
     """The mask of the set-up, place and stop phases (``out`` zeroed)."""
     ph = rec.phase
@@ -109,7 +109,7 @@ def _mask_not_moving(rec, cfg, out):
                 out[cfg.a_stop + t] = 1
 
 
-@njit(cache=True)
+@kernel
 def _moves_from(rec, cfg, out, r, x):
     """Mark the legal moves of the car at end ``x`` of road ``r`` (it may be taken and
     leave there), reading the jams' memo."""
@@ -142,7 +142,7 @@ def _moves_from(rec, cfg, out, r, x):
             out[base + k] = 1
 
 
-@njit(cache=True)
+@kernel
 def legal_mask_exhaustive(rec, cfg, out):
     """The reference mask: every move onto a full road has its jam checked (J7, J8).
 
@@ -182,7 +182,7 @@ def legal_mask_exhaustive(rec, cfg, out):
             _moves_from(rec, cfg, out, r, x)
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, out):
     """The legal actions (C3). Same result as :func:`legal_mask_exhaustive`, faster.
 
@@ -197,7 +197,7 @@ def legal_mask(rec, cfg, out):
     mask_without_dead_ends(rec, cfg, out)
 
 
-@njit(cache=True)
+@kernel
 def _end1_slot(n):
     """The queue slot of the car at end 1 of a road holding ``n`` cars, branch-free:
     ``n - 1``, or for an empty road its last slot, which holds -1 (empty) like every
@@ -213,7 +213,7 @@ _MOVABLE[1:, 1] = ~np.uint64(0)
 _MOVABLE[np.arange(1, MAX_PLAYERS + 1), np.arange(2, MAX_PLAYERS + 2)] = ~np.uint64(0)
 
 
-@njit(cache=True)
+@kernel
 def mask_without_dead_ends(rec, cfg, out):
     """The MOVE-phase mask when no jam can be illegal (see :func:`legal_mask`).
 
@@ -264,7 +264,7 @@ def mask_without_dead_ends(rec, cfg, out):
         _fix_one_way(rec, cfg, o8)
 
 
-@njit(cache=True)
+@kernel
 def _rb_word(rec, cfg, r, x):
     """The fast mask's 8-byte pattern of road end ``(r, x)`` at the roundabout's town:
     its one move, the roundabout's exit (J7), if the car may leave there (0 if not);
@@ -276,7 +276,7 @@ def _rb_word(rec, cfg, r, x):
     return np.uint64(1) << np.uint64(8 * cfg.pos[ex >> 1, ex & 1])
 
 
-@njit(cache=True)
+@kernel
 def _fix_one_way(rec, cfg, o8):
     """The fast mask's one-way fix-up: no car leaves the one-way road through its entry
     end, nor enters it at its exit end (J7)."""

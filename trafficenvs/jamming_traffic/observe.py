@@ -19,9 +19,9 @@ The derived features (the rules page, "Derived features"):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from trafficenvs.core.clock import horizon_left
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.views import flat
 from trafficenvs.jamming_traffic.geometry import can_leave, rb_exit
 from trafficenvs.jamming_traffic.layout import (
@@ -51,13 +51,13 @@ for _k in range(64):
     _DEBRUIJN_INDEX[((1 << _k) * 0x03F79D71B4CB0A89 % 2**64) >> 58] = _k
 
 
-@njit(cache=True)
+@kernel
 def _lowest(b):
     """The index of the lowest set bit of ``b`` (a nonzero uint64)."""
     return U(_DEBRUIJN_INDEX[((b & (~b + _ONE)) * _DEBRUIJN) >> U(58)])
 
 
-@njit(cache=True)
+@kernel
 def _bits_out(out, o, bits, n):
     """``out[o + t] = bit t of bits`` for ``t < n``, 8 entries at a time.
 
@@ -71,7 +71,7 @@ def _bits_out(out, o, bits, n):
             out[oc + k] = _BITS8[row, k]
 
 
-@njit(cache=True)
+@kernel
 def _spread(x):
     """Each of the 32 low bits of ``x`` twice: bit ``r`` to bits ``2 r`` and ``2 r + 1``
     (a road set to its half-edges)."""
@@ -83,7 +83,7 @@ def _spread(x):
     return x | (x << _ONE)
 
 
-@njit(cache=True)
+@kernel
 def _exits(rec, cfg, h):
     """The steered exits of a car at half-edge ``h`` (J7: not back onto its own road;
     at the roundabout only its exit; the one-way road not left through its entry end
@@ -120,7 +120,7 @@ def _exits(rec, cfg, h):
     return e0, e1
 
 
-@njit(cache=True)
+@kernel
 def free_run(rec, cfg, r, x, need, empty, moves):
     """Whether a car at end ``x`` of road ``r``, steered through that end's town,
     passes a town of ``need`` within ``moves`` moves on a free run: the first move by
@@ -167,7 +167,7 @@ def free_run(rec, cfg, r, x, need, empty, moves):
 # ----------------------------------------------------------------------------- the row
 
 
-@njit(cache=True)
+@kernel
 def observe(rec, cfg, seat, out):
     """Seat ``seat``'s view (C4), field by field of the observation layout.
 

@@ -9,13 +9,13 @@ every town but its home wins at once.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rewards import write_zero_sum
 from trafficenvs.jamming_traffic.layout import OVER
 
 
-@njit(cache=True)
+@kernel
 def take(rec, r, x):
     """Remove and return the car at end ``x`` of road ``r`` (J2); a held road left with
     3 cars is an ordinary road again (J8)."""
@@ -33,7 +33,7 @@ def take(rec, r, x):
     return car
 
 
-@njit(cache=True)
+@kernel
 def put(rec, r, x, car):
     """A car joins road ``r`` at its end ``x``, behind the cars already there (J5); a
     held road that takes a car is no longer held (it jams again, J8)."""
@@ -51,7 +51,7 @@ def put(rec, r, x, car):
     rec.car_road[0] = -1  # writes entry 0, which stays -1)
 
 
-@njit(cache=True)
+@kernel
 def needed_towns(rec, cfg, p):
     """The town set seat ``p`` must pass to win (J9): every town but its home.
 
@@ -60,7 +60,7 @@ def needed_towns(rec, cfg, p):
     return cfg.all_towns & ~(np.uint32(1) << np.uint32(rec.home[p]))
 
 
-@njit(cache=True)
+@kernel
 def popcount(x):
     """Number of set bits of a value below 2**32 (uint64 arithmetic): a town set's size."""
     U = np.uint64
@@ -70,7 +70,7 @@ def popcount(x):
     return ((x * U(0x01010101)) >> U(24)) & U(0xFF)
 
 
-@njit(cache=True)
+@kernel
 def visit(rec, cfg, car, t):
     """Car ``car`` passes through town ``t`` (J9); True if that wins the game.
 
@@ -90,7 +90,7 @@ def visit(rec, cfg, car, t):
     return False
 
 
-@njit(cache=True)
+@kernel
 def win(rec, cfg, p):
     """Seat ``p`` wins: the game is over, zero-sum result (J9, C2)."""
     N = cfg.num_players

@@ -4,8 +4,8 @@ the verbs ``init``, ``step``, ``current_player``, ``is_over``, ``is_truncated``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import rng_below, rng_seed
 from trafficenvs.jamming_traffic.jams import jam, stop_jam
 from trafficenvs.jamming_traffic.layout import (
@@ -20,7 +20,7 @@ from trafficenvs.jamming_traffic.layout import (
 from trafficenvs.jamming_traffic.queues import put, take, visit
 
 
-@njit(cache=True)
+@kernel
 def start_turn(rec, cfg):
     """Roll the two dice (or take the forced ones) for the player to move (J4)."""
     moves = 0
@@ -46,7 +46,7 @@ def start_turn(rec, cfg):
     rec.phase = PLACE if (rec.pend_rb or rec.pend_ow) else MOVE
 
 
-@njit(cache=True)
+@kernel
 def end_turn(rec, cfg):
     """The turn passes to the next seat (J4), unless ``max_turns`` cuts the game (J9)."""
     rec.turn += 1
@@ -62,13 +62,13 @@ def end_turn(rec, cfg):
     start_turn(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def _after_move(rec, cfg):
     if rec.phase == MOVE and rec.moves_left <= 0:
         end_turn(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def init(rec, cfg, seed):
     """A new game (J2, J3): 2 neutral cars a road, homes given or drawn, set-up phase."""
     rng_seed(rec, seed)
@@ -113,12 +113,12 @@ def init(rec, cfg, seed):
     rec.js_end = -1
 
 
-@njit(cache=True)
+@kernel
 def current_player(rec, cfg):
     return np.int64(rec.cur)
 
 
-@njit(cache=True)
+@kernel
 def _capped(rec, cfg):
     """The game stopped at the ``max_turns`` cap with no winner (J9's truncation)."""
     if rec.phase != OVER or cfg.max_turns <= 0 or rec.turn < cfg.max_turns:
@@ -129,17 +129,17 @@ def _capped(rec, cfg):
     return True
 
 
-@njit(cache=True)
+@kernel
 def is_over(rec, cfg):
     return rec.phase == OVER and not _capped(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def is_truncated(rec, cfg):
     return _capped(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def _setup_step(rec, cfg, action):
     """J3: the seat to choose starts on road ``action - a_setup`` at its home."""
     r = action - cfg.a_setup
@@ -157,7 +157,7 @@ def _setup_step(rec, cfg, action):
         start_turn(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def _place_step(rec, cfg, action):
     """J4: place the roundabout or the one-way sign (moving it if on the board)."""
     if action < cfg.a_ow:
@@ -175,7 +175,7 @@ def _place_step(rec, cfg, action):
         _after_move(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def step(rec, cfg, action):
     """Play a legal ``action`` (C3); this step's rewards go to ``rec.reward``."""
     N = cfg.num_players
@@ -199,7 +199,7 @@ def step(rec, cfg, action):
     move(rec, cfg, action, True)
 
 
-@njit(cache=True)
+@kernel
 def move(rec, cfg, action, laps_at_once):
     """Play move ``action`` and its jam (J5-J8); ``laps_at_once`` as in
     :func:`~trafficenvs.jamming_traffic.jams.jam`."""

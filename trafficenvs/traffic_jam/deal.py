@@ -6,13 +6,12 @@ same cards as the original.
 
 from __future__ import annotations
 
-from numba import njit
-
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import rng_shuffle
 from trafficenvs.traffic_jam.layout import HAND_SIZE
 
 
-@njit(cache=True)
+@kernel
 def _shuffle_into_deck(rec, cfg, counts, clear):
     """The deck becomes ``counts[k]`` cards of each kind ``k``, shuffled; ``clear``
     empties ``counts`` (the pile the cards came from)."""
@@ -27,20 +26,20 @@ def _shuffle_into_deck(rec, cfg, counts, clear):
     rec.deck_n = n
 
 
-@njit(cache=True)
+@kernel
 def fill_deck(rec, cfg):
     """Set-up: every card of the deck, as kinds in kind order, then shuffled."""
     _shuffle_into_deck(rec, cfg, cfg.kind_count, False)
 
 
-@njit(cache=True)
+@kernel
 def reshuffle_discard(rec, cfg):
     """T4: the discard pile, shuffled, becomes the new deck."""
     rec.discard_n = 0
     _shuffle_into_deck(rec, cfg, rec.discard, True)
 
 
-@njit(cache=True)
+@kernel
 def deal(rec, cfg):
     """T3: deal HAND_SIZE cards to every seat, one at a time in seat order."""
     for _ in range(HAND_SIZE):

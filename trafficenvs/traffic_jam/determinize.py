@@ -14,12 +14,11 @@ future shuffle (T4).
 
 from __future__ import annotations
 
-from numba import njit
-
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import rng_shuffle
 
 
-@njit(cache=True)
+@kernel
 def determinize(rec, cfg, seat, key):
     """``rec`` becomes a game seat ``seat`` cannot tell from it (see the module)."""
     N = cfg.num_players

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from trafficenvs.core.game import Game
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.core.threads import batched
 from trafficenvs.traffic_jam.kernels import current_player, observe
@@ -53,7 +54,7 @@ from trafficenvs.traffic_jam.layout import (
 from trafficenvs.traffic_jam.scoring import size_of_counts
 
 
-@njit(cache=True)
+@kernel
 def _poisson_cdf(x, lam):
     """P(X <= x) for X ~ Poisson(lam); 0 for x < 0."""
     if x < 0:
@@ -66,7 +67,7 @@ def _poisson_cdf(x, lam):
     return min(total, 1.0)
 
 
-@njit(cache=True)
+@kernel
 def _car_value(cnt, car, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type):
     """Expected joy of riding ``car`` when the roads hold ``cnt`` and ``m`` unseen
     cards are still to come (see the module docstring)."""
@@ -93,7 +94,7 @@ def _car_value(cnt, car, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type):
     return kjoy[car] * p
 
 
-@njit(cache=True)
+@kernel
 def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, mask_row, use_mask,
                a_pair):
     """(value, action) of the best stage-2 pair from ``hand`` (``cnt``: the roads)."""
@@ -122,7 +123,7 @@ def _best_pair(hand, cnt, m, N, K, ktime, ktype, kcond, kjoy, lam_unit, q_type, 
     return best, best_a
 
 
-@njit(cache=True)
+@kernel
 def _unseen_odds(ob, N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand, cnt,
                  lam_unit, q_type):
     """Card counting from one observation: fills ``hand`` and ``cnt`` (the roads: the
@@ -159,7 +160,7 @@ def _unseen_odds(ob, N, K, ktime, ktype, o_hand, o_first, stride, o_unseen, hand
                 q_type[t, ty] /= unseen_total
 
 
-@njit(cache=True)
+@kernel
 def decide(ob, mrow, N, K, ktime, ktype, kcond, kjoy, off, hand, cnt, lam_unit, q_type):
     """The greedy action for one observation row (``hand``, ``cnt`` (K,), ``lam_unit``
     (3,), ``q_type`` (3, 8): float64 scratch, overwritten)."""
@@ -208,7 +209,7 @@ def greedy_batch(obs, mask, N, K, ktime, ktype, kcond, kjoy, off, hand, cnt, lam
                         cnt[i], lam_unit[i], q_type[i])
 
 
-@njit(cache=True)
+@kernel
 def rollout_move(rec, cfg, mask, gs, i):
     """The ``greedy`` verb: this player's move for the seat to move in ``rec`` (a search's
     determinized copy), through that seat's observation; ``gs``:

@@ -16,9 +16,9 @@ game's other modules: ``layout.py`` (dtypes, limits, layouts), ``deal.py``
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from trafficenvs.core.clock import horizon_left
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import rng_seed
 from trafficenvs.traffic_jam.deal import deal, fill_deck
 from trafficenvs.traffic_jam.determinize import determinize
@@ -66,7 +66,7 @@ from trafficenvs.traffic_jam.scoring import (
 )
 
 
-@njit(cache=True)
+@kernel
 def init(rec, cfg, seed):
     """Set-up: a shuffled deck and 6 cards to every seat (T3, C1)."""
     rng_seed(rec, seed)
@@ -98,17 +98,17 @@ def init(rec, cfg, seed):
     deal(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def current_player(rec, cfg):
     return np.int64(rec.cur)
 
 
-@njit(cache=True)
+@kernel
 def is_over(rec, cfg):
     return rec.over
 
 
-@njit(cache=True)
+@kernel
 def is_legal(rec, cfg, action):
     if rec.over:
         return False
@@ -126,7 +126,7 @@ def is_legal(rec, cfg, action):
     return rec.hand[p, car] >= 1 and rec.hand[p, sur] >= 1
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, out):
     out[:] = 0
     if rec.over:
@@ -154,7 +154,7 @@ def legal_mask(rec, cfg, out):
                 out[base + sur] = 1
 
 
-@njit(cache=True)
+@kernel
 def observe(rec, cfg, seat, out):
     """Seat ``seat``'s view (T6, C4), written field by field of ``layout.obs_layout``.
 
@@ -257,7 +257,7 @@ def observe(rec, cfg, seat, out):
     out[u64(cfg.ob_horizon_left)] = horizon_left(rec.moves, cfg.horizon)
 
 
-@njit(cache=True)
+@kernel
 def _reveal_first(rec, cfg):
     """Stage 1 done: every hidden first card onto its road."""
     for q in range(cfg.num_players):
@@ -268,7 +268,7 @@ def _reveal_first(rec, cfg):
     rec.cur = 0
 
 
-@njit(cache=True)
+@kernel
 def _end_trip(rec, cfg):
     """Stage 2 done: reveal every pair, score the trip, then the next trip, round or end."""
     for q in range(cfg.num_players):
@@ -291,7 +291,7 @@ def _end_trip(rec, cfg):
     finish(rec, cfg)
 
 
-@njit(cache=True)
+@kernel
 def step(rec, cfg, action):
     """The mover's hidden pick (C3); the last seat's pick reveals (and scores) the stage."""
     N = cfg.num_players

@@ -21,12 +21,11 @@ the buffers have the game's shapes.
 
 from __future__ import annotations
 
-from numba import njit
-
+from trafficenvs.core.jit import kernel
 from trafficenvs.traffic_jam.kernels import is_legal, is_over, legal_mask, observe, step
 
 
-@njit(cache=True)
+@kernel
 def stage_illegal(recs, cfg, actions, bad):
     """Mark in ``bad[p]`` whether seat ``p``'s choice ``actions[p]`` is illegal in this
     stage; returns how many are. The record is left unchanged."""
@@ -44,7 +43,7 @@ def stage_illegal(recs, cfg, actions, bad):
     return n
 
 
-@njit(cache=True)
+@kernel
 def stage_step(recs, cfg, actions, rewards):
     """Play the stage: seat ``p``'s (legal) choice ``actions[p]``, seats 0 to N-1 as the
     AEC env takes them, each counted as one move; the last reveals (and scores the trip
@@ -61,7 +60,7 @@ def stage_step(recs, cfg, actions, rewards):
             rewards[j] += r.reward[j]
 
 
-@njit(cache=True)
+@kernel
 def observe_all(recs, cfg, obs, mask, live):
     """Every seat's observation ``obs[p]`` and its legal mask ``mask[p]`` for this stage
     (all zeros unless ``live``: an ended or cut-off game has nothing left to choose)."""

@@ -7,8 +7,8 @@ the very same size rules.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rewards import write_zero_sum
 from trafficenvs.traffic_jam.layout import (
     BALLOON,
@@ -27,7 +27,7 @@ from trafficenvs.traffic_jam.layout import (
 )
 
 
-@njit(cache=True)
+@kernel
 def size_of_counts(cnt, t, kind_time, kind_type, num_kinds):
     """T2 size rules: the space road ``t`` takes when ``cnt[k]`` cards of each kind
     ``k`` lie on the roads (counts may be expected values: the greedy player's)."""
@@ -54,7 +54,7 @@ def size_of_counts(cnt, t, kind_time, kind_type, num_kinds):
     return size_of_types(van, ones, truck, bus, moto)
 
 
-@njit(cache=True)
+@kernel
 def size_of_types(van, ones, truck, bus, moto):
     """T2: the space of a road holding ``van`` vans, ``ones`` cards of size one
     (cabriolets, buggies, ice-cream trucks), and so many trucks, buses and motorcycles."""
@@ -68,7 +68,7 @@ def size_of_types(van, ones, truck, bus, moto):
     return size
 
 
-@njit(cache=True)
+@kernel
 def size_of_slots(work, t):
     """T2: the space road ``t`` takes, from a tally of its cards per type (slot
     ``8 t + type``, as :func:`_tally` and the observation's stage-1 sizes fill it)."""
@@ -80,13 +80,13 @@ def size_of_slots(work, t):
                          np.int64(work[b + MOTORCYCLE]))
 
 
-@njit(cache=True)
+@kernel
 def road_size(rec, cfg, t):
     """The space road ``t`` takes, from the cards on it (an integer)."""
     return np.int64(size_of_counts(rec.road, t, cfg.kind_time, cfg.kind_type, cfg.num_kinds))
 
 
-@njit(cache=True)
+@kernel
 def _count_type(rec, cfg, t, ty):
     n = 0
     for k in range(cfg.num_kinds):
@@ -95,7 +95,7 @@ def _count_type(rec, cfg, t, ty):
     return n
 
 
-@njit(cache=True)
+@kernel
 def card_scores(rec, cfg, k, jam):
     """Whether a car on a card of kind ``k`` earns its joy on its road (T2)."""
     ty = cfg.kind_type[k]
@@ -105,7 +105,7 @@ def card_scores(rec, cfg, k, jam):
     return _scores(cfg, k, jam, same)
 
 
-@njit(cache=True)
+@kernel
 def _scores(cfg, k, jam, same):
     """:func:`card_scores` given ``same``, the cards of ``k``'s type on its road (a
     balloon or an ice-cream truck scores only alone of its type there)."""
@@ -117,7 +117,7 @@ def _scores(cfg, k, jam, same):
     return ok
 
 
-@njit(cache=True)
+@kernel
 def _tally(rec, cfg):
     """The cards on the roads per (road, type), in ``rec.scratch`` (slot ``8 t + type``,
     the kinds' ``kind_slot``): one pass over the kinds with no branch, where a size per
@@ -130,14 +130,14 @@ def _tally(rec, cfg):
     road = rec.road
     for k in range(cfg.num_kinds):
         work[slot[k]] += road[k]
-    return work
 
 
-@njit(cache=True)
+@kernel
 def score_trip(rec, cfg):
     """Assess every road, then pay every car; leftover road cards are discarded."""
     N = cfg.num_players
-    work = _tally(rec, cfg)
+    _tally(rec, cfg)
+    work = rec.scratch
     for t in range(NUM_TIMES):
         rec.last_jam[t] = 1 if size_of_slots(work, t) > N else 0
     for q in range(N):
@@ -168,7 +168,7 @@ def score_trip(rec, cfg):
         rec.road[k] = 0
 
 
-@njit(cache=True)
+@kernel
 def finish(rec, cfg):
     """T5: most joy wins; ties by victory-pile size; still tied share the win (C2)."""
     N = cfg.num_players
