@@ -147,8 +147,9 @@ def test_each_batch_size_keeps_its_own_timings(monkeypatch, groups):
     assert set(groups) == {(SERIAL_BELOW, 2), (4 * SERIAL_BELOW, 2)}
 
 
-@TWO
-def test_the_choice_follows_a_change_of_load(monkeypatch, groups):
+def _settled_under_load(monkeypatch):
+    """A loop run 100 calls while the machine is loaded (the serial build faster), and
+    the switch that takes the load away: (clock, load, loop, rows)."""
     clock = FakeClock(monkeypatch)
     load = {"busy": True}
     loop = clock.loop(1.0, lambda c: 3.0 if load["busy"] else 0.5)
@@ -156,6 +157,12 @@ def test_the_choice_follows_a_change_of_load(monkeypatch, groups):
     for _ in range(100):
         loop(rows, threads=2)
     assert clock.calls[-1] == "serial"  # loaded: serial faster
+    return clock, load, loop, rows
+
+
+@TWO
+def test_the_choice_follows_a_change_of_load(monkeypatch, groups):
+    clock, load, loop, rows = _settled_under_load(monkeypatch)
     load["busy"] = False  # the load went away
     for _ in range(2 * threads.EXPLORE_MAX):
         loop(rows, threads=2)
@@ -226,13 +233,7 @@ def test_a_loop_that_comes_back_after_a_pause_starts_the_warm_up_again(monkeypat
     """Calls of one loop with a pause of more than IDLE_S seconds between them: the
     timings from before the pause are dropped and both builds are timed again (here
     the load went away during the pause)."""
-    clock = FakeClock(monkeypatch)
-    load = {"busy": True}
-    loop = clock.loop(1.0, lambda c: 3.0 if load["busy"] else 0.5)
-    rows = np.zeros(SERIAL_BELOW)
-    for _ in range(100):
-        loop(rows, threads=2)
-    assert clock.calls[-1] == "serial"
+    clock, load, loop, rows = _settled_under_load(monkeypatch)
     load["busy"] = False
     clock.now += 2 * threads.IDLE_S  # another env ran (or nothing did)
     clock.calls.clear()
