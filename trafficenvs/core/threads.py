@@ -151,9 +151,18 @@ def threading_report() -> dict[str, str]:
     return rep
 
 
+_getter: Any = None  # numba's C getter of the thread count, once its pool runs
+
+
 def _current_threads() -> int:
-    """``numba.get_num_threads()`` in 0.15 instead of 1.6 microseconds: once the pool
-    runs, numba's own C getter (what ``get_num_threads`` calls after its checks)."""
+    """``numba.get_num_threads()`` in 0.1 instead of 1.6 microseconds: once the pool
+    runs, numba's own C getter (what ``get_num_threads`` calls after its checks), kept
+    here after the first call that finds it."""
+    global _getter
+    if _getter is not None:
+        n = int(_getter())
+        if n > 0:
+            return n
     from numba.np.ufunc import parallel
 
     if getattr(parallel, "_is_initialized", False):
@@ -161,6 +170,7 @@ def _current_threads() -> int:
         if getter is not None:
             n = int(getter())
             if n > 0:
+                _getter = getter
                 return n
     return numba.get_num_threads()
 
@@ -358,10 +368,12 @@ class Batched:
         rows = len(args[0])
         if threads == 1 or rows < SERIAL_BELOW:
             return self.serial(*args)
-        now = _current_threads()
-        t = now if threads is None else threads
-        if t <= 1:
-            return self.serial(*args)
+        if threads is None:
+            now = t = _current_threads()
+            if t <= 1:
+                return self.serial(*args)
+        else:  # the serial build never needs numba's current count
+            now, t = 0, threads
         group = GROUPS.get((rows, t))
         if group is None:
             group = GROUPS[(rows, t)] = Group()
@@ -380,14 +392,17 @@ class Batched:
         group.parallel = par
         if not par:
             out = self.serial(*args)
-        elif t == now:
-            out = self.parallel(*args)
         else:
-            numba.set_num_threads(t)
-            try:
+            if not now:
+                now = _current_threads()
+            if t == now:
                 out = self.parallel(*args)
-            finally:
-                numba.set_num_threads(now)
+            else:
+                numba.set_num_threads(t)
+                try:
+                    out = self.parallel(*args)
+                finally:
+                    numba.set_num_threads(now)
         t1 = _clock()
         lc.add(par, (t1 - t0) / rows)
         lc.ended = t1
