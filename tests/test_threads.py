@@ -15,6 +15,7 @@ import pytest
 
 import trafficenvs
 from trafficenvs.core import driver, threads
+from trafficenvs.core.spec import get_spec
 from trafficenvs.core.threads import SERIAL_BELOW, Batched
 
 GAMES = {"traffic_jam": {"num_players": 4}, "jamming_traffic": {"num_players": 4},
@@ -280,6 +281,34 @@ def test_every_batched_driver_has_a_serial_build_compiled_without_parallel():
 def test_make_vec_refuses_a_thread_count_it_cannot_use(bad, err):
     with pytest.raises(err, match="num_threads"):
         trafficenvs.make_vec("traffic_jam", num_envs=4, num_threads=bad)
+
+
+@TWO
+def test_an_env_below_its_games_parallel_threshold_runs_its_loops_on_one_thread(monkeypatch):
+    """Traffic Jam's step is short: below its ``spec.parallel_from`` games (1024) the
+    thread pool costs more than it gives, so a 2-thread env of 512 games calls every
+    loop with one thread; at 1024 games, with its 2. Jamming Traffic keeps the shared
+    threshold (SERIAL_BELOW)."""
+    seen = []
+    real = Batched.__call__
+
+    def spy(self, *args, threads=None):
+        seen.append((self.__name__, threads))
+        return real(self, *args, threads=threads)
+
+    monkeypatch.setattr(Batched, "__call__", spy)
+
+    def loops(game, n):
+        seen.clear()
+        venv = trafficenvs.make_vec(game, num_envs=n, num_threads=2, num_players=4)
+        out = venv.reset(seed=0)
+        venv.step(np.array([np.flatnonzero(m)[0] for m in out.action_mask]))
+        return {t for _, t in seen}
+
+    assert get_spec("traffic_jam").parallel_from == 1024
+    assert loops("traffic_jam", 512) == {1}
+    assert loops("traffic_jam", 1024) == {2}
+    assert loops("jamming_traffic", 512) == {2}
 
 
 def test_make_vec_keeps_the_thread_count_it_was_given():

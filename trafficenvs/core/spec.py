@@ -62,6 +62,12 @@ class GameSpec:
     doc_options: dict[str, Any] = field(default_factory=dict)
     #: the rules page, relative to the repository root (None for games outside it)
     rules_page: str | None = None
+    #: the vectorised env runs its loops on one thread below this many games, whatever
+    #: its ``num_threads`` (None: ``core.threads.SERIAL_BELOW``, the package-wide
+    #: threshold). For a game whose step is short, the thread pool costs more than it
+    #: gives over a wider range of batch sizes than the shared threshold covers; the
+    #: spec says where its own break-even lies, as measured.
+    parallel_from: int | None = None
 
     @property
     def env_id(self) -> str:

@@ -62,8 +62,9 @@ class TrafficVecEnv:
     ``num_threads``: how many of numba's threads this env's loops use (1 = serial; None:
     numba's current setting, all cores unless ``NUMBA_NUM_THREADS`` or
     ``numba.set_num_threads`` says otherwise). It applies to this env's calls only.
-    Batches below :data:`~trafficenvs.core.threads.SERIAL_BELOW` rows always run
-    serially (the thread pool costs more than it gives there). On a machine where
+    Batches below :data:`~trafficenvs.core.threads.SERIAL_BELOW` rows, or below the
+    game's own ``spec.parallel_from`` (Traffic Jam: 1024), always run serially (the
+    thread pool costs more than it gives there). On a machine where
     another process (a learner) keeps a core busy, one thread per env process is often
     as fast: see docs/architecture.md.
     """
@@ -75,6 +76,10 @@ class TrafficVecEnv:
             num_threads = driver.check_int(num_threads, "num_threads", 1, max_threads())
         #: threads of this env's batched loops (None: numba's current setting)
         self.num_threads = num_threads
+        start = getattr(getattr(game, "spec", None), "parallel_from", None)
+        #: the thread count the loops are called with: one below the game's
+        #: ``spec.parallel_from`` games (its measured break-even), else ``num_threads``
+        self.loop_threads = 1 if start is not None and num_envs < start else num_threads
         if max_cycles is None:
             max_cycles = game.default_max_cycles
         max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
@@ -121,7 +126,7 @@ class TrafficVecEnv:
         b = self._buf
         driver.batch_reset(
             self.records, self.game.cfg, self._seeds, self.num_players,
-            b.observation, b.action_mask, b.current_player, threads=self.num_threads,
+            b.observation, b.action_mask, b.current_player, threads=self.loop_threads,
         )
         b.rewards[:] = 0
         b.terminated[:] = False
@@ -168,7 +173,7 @@ class TrafficVecEnv:
                       else driver.check_ints(final_seat, "final_seat", (n,), -1,
                                              self.num_players - 1))
         cfg = self.game.cfg
-        if driver.count_illegal(self.records, cfg, actions, active, threads=self.num_threads):
+        if driver.count_illegal(self.records, cfg, actions, active, threads=self.loop_threads):
             bad = list(driver.illegal_rows(self.records, cfg, actions, active))
             out = [i for i in bad if not 0 <= actions[i] < self.num_actions]
             if out:
@@ -183,7 +188,7 @@ class TrafficVecEnv:
             self.records, cfg, actions, active, final_seat, self._seeds, np.uint64(n),
             self.max_moves, self.num_players, b.observation, b.action_mask, b.current_player,
             b.rewards, b.terminated, b.truncated, b.final_observation, b.final_records,
-            threads=self.num_threads,
+            threads=self.loop_threads,
         )
         return b
 
@@ -214,11 +219,11 @@ class TrafficVecEnv:
             out = driver.check_out(out, "out", shape, self.game.obs_dtype)
         if out.flags.c_contiguous:
             driver._batch_observe(self.records, self.game.cfg, seats, out,  # noqa: SLF001
-                                  threads=self.num_threads)
+                                  threads=self.loop_threads)
         else:
             tmp = np.zeros(shape, self.game.obs_dtype)
             driver._batch_observe(self.records, self.game.cfg, seats, tmp,  # noqa: SLF001
-                                  threads=self.num_threads)
+                                  threads=self.loop_threads)
             out[...] = tmp
         return out
 
