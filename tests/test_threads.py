@@ -325,7 +325,8 @@ print(json.dumps(trafficenvs.threading_report()))
 """
 
 
-def _report(env: dict, b: int = 512, t: int = 2) -> dict:
+def _report(env: dict, b: int = 1024, t: int = 2) -> dict:
+    # b: at least Traffic Jam's parallel_from, so that its loops start the pool
     res = subprocess.run([sys.executable, "-c", _REPORT.format(b=b, t=t)], env=env,
                          capture_output=True, text=True, timeout=600, check=False)
     assert res.returncode == 0, res.stderr[-2000:]
