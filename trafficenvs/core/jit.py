@@ -36,7 +36,7 @@ def _nrt_option() -> dict[str, Any]:
     try:
         from numba.core.cpu import CPUTargetOptions
 
-        known = "_nrt" in CPUTargetOptions.__dict__ or hasattr(CPUTargetOptions, "_nrt")
+        known = hasattr(CPUTargetOptions, "_nrt")
     except ImportError:
         known = False
     return {"_nrt": False} if known else {}

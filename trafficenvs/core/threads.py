@@ -57,7 +57,7 @@ from typing import Any
 
 import numba
 
-from trafficenvs.core.jit import NO_NRT
+from trafficenvs.core.jit import kernel
 
 #: batches with fewer rows run the serial build (measured: see docs/architecture.md)
 SERIAL_BELOW = 256
@@ -194,7 +194,7 @@ def serial_twin(dispatcher: Any) -> Any:
     g.__qualname__ = f.__qualname__ + "_serial"
     g.__module__ = f.__module__
     g.__doc__ = f.__doc__
-    return numba.njit(cache=True, **NO_NRT)(g)
+    return kernel(g)
 
 
 #: the first this many calls of a group (:class:`Group`) run the parallel build, the
@@ -272,8 +272,12 @@ class Group:
         return par <= ser if timed else self.parallel
 
     def pick(self) -> bool:
-        """The build of the group's next call (True: parallel), advancing the warm-up
-        and the trials."""
+        """The build of the group's next call (True: parallel, kept in ``parallel``),
+        advancing the warm-up and the trials."""
+        self.parallel = par = self._next()
+        return par
+
+    def _next(self) -> bool:
         self.calls += 1
         k = self.calls
         if k <= WARM_CALLS:
@@ -389,7 +393,6 @@ class Batched:
         if back and group.calls >= WARM_CALLS:  # (else the warm-up has just begun)
             group.restart()
         par = group.pick()
-        group.parallel = par
         if not par:
             out = self.serial(*args)
         else:
