@@ -208,6 +208,7 @@ def observe(rec, cfg, seat, out):
     s_left = U(cfg.ob_seat_towns_left)
     all_towns = U(cfg.all_towns)
     chunks = (T + U(7)) >> U(3)
+    dist_high = U(cfg.dist_high)
     b = o0
     for j in range(N):
         p = seat + j
@@ -229,9 +230,11 @@ def observe(rec, cfg, seat, out):
         if cr >= 0:  # its car is on the board (not during set-up before its choice)
             r = U(cr)
             car = np.int8(p + 1)
-            i = U(0)  # its place on the road (car_road says it is there)
-            while qf[U(QLEN) * r + i] != car and i < U(QLEN - 1):
-                i += _ONE
+            # its place on the road (car_road says it is there), without a branch:
+            # the slot is unpredictable, and a mispredicted loop exit cost more
+            qr = U(QLEN) * r
+            i = (U(qf[qr + U(1)] == car) + U(2) * U(qf[qr + U(2)] == car)
+                 + U(3) * U(qf[qr + U(3)] == car) + U(4) * U(qf[qr + U(4)] == car))
             out[b + s_road + r] = 1
             out[b + s_slot + i] = 1
             out[b + s_ends] = i == U(0)
@@ -245,11 +248,15 @@ def observe(rec, cfg, seat, out):
                 oc = od + U(8) * c
                 for k in range(U(8)):
                     out[oc + k] = np.uint8((dw >> (U(8) * k)) & U(0xFF))
-            near = U(0)  # the least distance with a needed town at it (0: none)
-            if need:  # a loop that stops early (mostly at 1 or 2) beat a fixed one
-                near = _ONE
-                while not cfg.lev[r, near] & need:  # every needed town has its level
-                    near += _ONE
+            # the least distance with a needed town at it (0: none): 1 + the number
+            # of distances short of it, counted over the cumulative town sets without
+            # a branch (the first level that has one is unpredictable)
+            some = U(need != U(0))
+            near = some
+            within = U(0)
+            for d in range(_ONE, dist_high):
+                within |= U(cfg.lev[r, d])
+                near += U((within & need) == U(0)) & some
             out[b + s_near] = near
         b += stride
     # field "reach": at the ends where my car is (it may be taken there), whether it
