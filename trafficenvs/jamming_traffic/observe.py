@@ -71,6 +71,29 @@ def _bits_out(out, o, bits, n):
             out[oc + k] = _BITS8[row, k]
 
 
+@kernel(inline="always")
+def _flags8(out, o, bits, c):
+    """``out[o + 8 c + k] = bit 8 c + k of bits`` for ``k < 8``: one 8-byte store.
+
+    The seat block calls it twice for a map of 9 to 16 towns rather than in a loop of
+    ``(T + 7) // 8`` turns: with a fixed count LLVM keeps the block's values in
+    registers (the batched env ran 2% faster, measured)."""
+    row = (bits >> (U(8) * c)) & U(0xFF)
+    oc = o + U(8) * c
+    for k in range(U(8)):
+        out[oc + k] = _BITS8[row, k]
+
+
+@kernel(inline="always")
+def _dist8(out, o, rd8, need, c):
+    """The distances to towns ``8 c .. 8 c + 7`` (``rd8[c]``, a byte each), 0 for the
+    towns not in ``need``, at ``out[o + 8 c ..]``: one 8-byte store."""
+    dw = rd8[c] & _MASK64[(need >> (U(8) * c)) & U(0xFF)]
+    oc = o + U(8) * c
+    for k in range(U(8)):
+        out[oc + k] = np.uint8((dw >> (U(8) * k)) & U(0xFF))
+
+
 @kernel
 def _spread(x):
     """Each of the 32 low bits of ``x`` twice: bit ``r`` to bits ``2 r`` and ``2 r + 1``
@@ -218,11 +241,12 @@ def observe(rec, cfg, seat, out):
         h = U(rec.home[U(p)])
         need = all_towns & ~(_ONE << h) & ~vis
         ov = b + s_vis  # 8 flags at a time: the spill goes onto "home" (zeros)
-        for c in range(chunks):
-            row = (vis >> (U(8) * c)) & U(0xFF)
-            oc = ov + U(8) * c
-            for k in range(U(8)):
-                out[oc + k] = _BITS8[row, k]
+        if chunks == U(2):  # up to 16 towns (every shipped map): a fixed count
+            _flags8(out, ov, vis, U(0))
+            _flags8(out, ov, vis, _ONE)
+        else:
+            for c in range(chunks):
+                _flags8(out, ov, vis, c)
         out[b + s_home + h] = 1
         seen = popcount(vis) - ((vis >> h) & _ONE)  # the home is never needed
         out[b + s_left] = T - _ONE - seen
@@ -243,11 +267,12 @@ def observe(rec, cfg, seat, out):
             # past the part (rd8 and need are 0 from T on) onto "nearest", written
             # below, and the next repeat's "visited", written in the next iteration
             od = b + s_dist
-            for c in range(chunks):
-                dw = cfg.rd8[r, c] & _MASK64[(need >> (U(8) * c)) & U(0xFF)]
-                oc = od + U(8) * c
-                for k in range(U(8)):
-                    out[oc + k] = np.uint8((dw >> (U(8) * k)) & U(0xFF))
+            if chunks == U(2):
+                _dist8(out, od, cfg.rd8[r], need, U(0))
+                _dist8(out, od, cfg.rd8[r], need, _ONE)
+            else:
+                for c in range(chunks):
+                    _dist8(out, od, cfg.rd8[r], need, c)
             # the least distance with a needed town at it (0: none): 1 + the number
             # of distances short of it, counted over the cumulative town sets without
             # a branch (the first level that has one is unpredictable)
