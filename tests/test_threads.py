@@ -136,6 +136,46 @@ def test_large_batches_run_the_build_that_has_been_faster(monkeypatch, groups, s
     assert gaps[-1] == threads.EXPLORE_MAX + threads.EXPLORE_BURST
 
 
+@TWO
+def test_one_slow_call_does_not_move_the_choice(monkeypatch, groups):
+    """The parallel build is twice as fast, but one of its calls takes 10x (a worker
+    woken late): the choice stays parallel. Folded in as it came, that one timing
+    made the parallel cost the higher and ran the serial build until the next trial."""
+    clock = FakeClock(monkeypatch)
+    spike_at = 2 * threads.WARM_CALLS + 50
+
+    def parallel_cost(c):
+        return 10.0 if len(c.calls) == spike_at else 1.0
+
+    loop = clock.loop(2.0, parallel_cost)
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(spike_at + 100):
+        loop(rows, threads=2)
+    assert clock.calls[spike_at] == "parallel"
+    assert clock.calls[spike_at:] == ["parallel"] * 100
+
+
+@TWO
+def test_a_lasting_change_of_cost_still_moves_the_choice_within_a_few_calls(monkeypatch,
+                                                                            groups):
+    """Clipping one call's timing at SPIKE times the running cost must not hide a real
+    change: from some call on the parallel build costs 4x, and the serial build takes
+    over within a handful of calls."""
+    clock = FakeClock(monkeypatch)
+    change_at = 2 * threads.WARM_CALLS + 50
+
+    def parallel_cost(c):
+        return 8.0 if len(c.calls) >= change_at else 1.0
+
+    loop = clock.loop(2.0, parallel_cost)
+    rows = np.zeros(SERIAL_BELOW)
+    for _ in range(change_at + 100):
+        loop(rows, threads=2)
+    after = clock.calls[change_at:]
+    assert "serial" in after[:10]
+    assert after[10:] == ["serial"] * 90
+
+
 def test_each_batch_size_keeps_its_own_timings(monkeypatch, groups):
     """Envs of different sizes share a compiled loop but not its timings nor the choice
     (the faster build at 256 rows need not be the faster at 4096)."""

@@ -210,6 +210,13 @@ EXPLORE_BURST = 12
 EXPLORE_MAX = 3072
 #: weight of the newest timing in a build's running cost per row
 ALPHA = 0.25
+#: a timing above this many times the build's running cost counts as that many times:
+#: one call of Jamming Traffic's step at batch 4096 on an idle machine took 10x the
+#: others (a worker thread woken late) and moved the choice to the serial build for up
+#: to 1000 calls of a 4500-call second (measured: 5.2-5.8 instead of 6.0 M steps/s in
+#: such seconds). A lasting change of load still moves the cost, by up to
+#: ``ALPHA * (SPIKE - 1)`` (a quarter) a call.
+SPIKE = 2.0
 #: a loop not called for this many seconds has been idle (another env of the same
 #: size ran, or none did): its next call starts its group's warm-up again
 IDLE_S = 0.25
@@ -327,7 +334,10 @@ class LoopCost:
         self.calls += 1
         if self.last == i:
             c = self.cost[i]
-            self.cost[i] = seconds_per_row if self.n[i] == 0 else c + ALPHA * (seconds_per_row - c)
+            if self.n[i] == 0:
+                self.cost[i] = seconds_per_row
+            else:
+                self.cost[i] = c + ALPHA * (min(seconds_per_row, SPIKE * c) - c)
             self.n[i] += 1
         self.last = i
 
