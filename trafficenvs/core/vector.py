@@ -23,7 +23,7 @@ yourself, so the observations and masks follow.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -113,9 +113,9 @@ class TrafficVecEnv:
             final_records=game.new_records(n),
         )
         #: what ``reset``/``step`` return: the same buffers, the mask read-only
-        self._view = VecStep(**{f.name: getattr(self._buf, f.name) for f in fields(VecStep)})
-        self._view.action_mask = self._buf.action_mask.view()
-        self._view.action_mask.flags.writeable = False
+        mask = self._buf.action_mask.view()
+        mask.flags.writeable = False
+        self._view = replace(self._buf, action_mask=mask)
         self._all = np.ones(n, np.bool_)
         self._mover = np.full(n, -1, np.int64)
         self._ready = False
