@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pettingzoo import AECEnv, ParallelEnv
 
@@ -16,6 +16,9 @@ from trafficenvs.core.aec import TrafficAECEnv, wrap
 from trafficenvs.core.game import Game
 from trafficenvs.core.spec import GameSpec, add_spec, get_spec, specs
 from trafficenvs.core.vector import TrafficVecEnv
+
+if TYPE_CHECKING:
+    from trafficenvs.core.cuda_vector import CudaVecEnv
 
 
 def list_envs() -> list[str]:
@@ -87,14 +90,29 @@ def make(
 
 
 def make_vec(env_id: str, *, num_envs: int, max_cycles: int | None = None,
-             num_threads: int | None = None, **options: Any) -> TrafficVecEnv:
+             num_threads: int | None = None, device: str = "cpu",
+             **options: Any) -> TrafficVecEnv | CudaVecEnv:
     """A vectorised env: ``num_envs`` games of ``env_id`` stepped together.
 
-    ``num_threads``: numba threads for this env's loops (1 = serial, None = numba's
-    current setting); see :class:`~trafficenvs.core.vector.TrafficVecEnv`.
+    ``device``: ``"cpu"`` (numba's threads; ``num_threads`` of them, 1 = serial, None =
+    numba's current setting; see :class:`~trafficenvs.core.vector.TrafficVecEnv`), or
+    ``"cuda"``/``"cuda:K"``: the same rules compiled for a GPU, one thread per game,
+    every buffer in GPU memory and torch CUDA tensors out (needs the ``[gpu]`` extra;
+    see :class:`~trafficenvs.core.cuda_vector.CudaVecEnv` and docs/gpu.md).
     """
-    return TrafficVecEnv(make_game(env_id, **options), num_envs=num_envs, max_cycles=max_cycles,
-                         num_threads=num_threads)
+    from trafficenvs.core.cuda_vector import parse_device
+
+    kind, index = parse_device(device)
+    game = make_game(env_id, **options)
+    if kind == "cpu":
+        return TrafficVecEnv(game, num_envs=num_envs, max_cycles=max_cycles,
+                             num_threads=num_threads)
+    if num_threads is not None:
+        raise ValueError("num_threads is for device='cpu'; a GPU env runs one CUDA "
+                         "thread per game")
+    from trafficenvs.core.cuda_vector import CudaVecEnv
+
+    return CudaVecEnv(game, num_envs=num_envs, max_cycles=max_cycles, device=f"cuda:{index}")
 
 
 def entry_points(name: str) -> tuple[Callable[..., AECEnv], Callable[..., AECEnv],

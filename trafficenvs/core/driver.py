@@ -55,17 +55,28 @@ def _reset_row(rec, cfg, seed, nplayers):
         rec.reward[j] = 0.0
 
 
+@kernel(inline="always")
+def reset_row(recs, cfg, i, seeds, nplayers, obs, mask, cur):
+    """Start game ``i`` with ``seeds[i]``; write its first observation and mask.
+
+    The per-row body of :func:`batch_reset`, and of the CUDA build's reset (one
+    thread per game, ``core/cuda_drivers.py``): every driver of either target calls
+    the same row functions, so no driver logic is written twice.
+    """
+    r = recs[i]
+    _reset_row(r, cfg[0], seeds[i], nplayers)
+    p = k_current_player(r, cfg[0])
+    cur[i] = p
+    k_observe(r, cfg[0], p, obs[i])
+    k_legal_mask(r, cfg[0], mask[i])
+
+
 @batched
 @njit(cache=True, parallel=True)
 def batch_reset(recs, cfg, seeds, nplayers, obs, mask, cur):
     """Start game ``i`` with ``seeds[i]``; write its first observation and mask."""
     for i in prange(recs.shape[0]):
-        r = recs[i]
-        _reset_row(r, cfg[0], seeds[i], nplayers)
-        p = k_current_player(r, cfg[0])
-        cur[i] = p
-        k_observe(r, cfg[0], p, obs[i])
-        k_legal_mask(r, cfg[0], mask[i])
+        reset_row(recs, cfg, i, seeds, nplayers, obs, mask, cur)
 
 
 @batched
@@ -83,14 +94,20 @@ def count_illegal(recs, cfg, actions, active, mask):
     threads, and 3 with the mask (measured).
     """
     n = 0
-    na = mask.shape[1]
     for i in prange(recs.shape[0]):
-        if active[i]:
-            a = actions[i]
-            if a < 0 or a >= na or not mask[i, a]:
-                if not k_is_legal(recs[i], cfg[0], a):
-                    n += 1
+        if active[i] and row_illegal(recs, cfg, i, actions, mask):
+            n += 1
     return n
+
+
+@kernel(inline="always")
+def row_illegal(recs, cfg, i, actions, mask):
+    """Whether row ``i``'s action is illegal: not in the env's mask and refused by the
+    rules (the per-row body of :func:`count_illegal`, for both targets)."""
+    a = actions[i]
+    if a >= 0 and a < mask.shape[1] and mask[i, a]:
+        return False
+    return not k_is_legal(recs[i], cfg[0], a)
 
 
 @njit(cache=True)
@@ -118,33 +135,43 @@ def batch_step(
     ``max_moves <= 0`` disables truncation. Actions must be legal (``count_illegal``).
     """
     for i in prange(recs.shape[0]):
-        if not active[i]:
-            for j in range(nplayers):
-                rewards[i, j] = 0.0
-            term[i] = False
-            trunc[i] = False
-            continue
-        r = recs[i]
-        p = k_current_player(r, cfg[0])
-        k_step(r, cfg[0], actions[i])
-        r.moves += 1
+        step_row(recs, cfg, i, actions, active, final_seat, seeds, seed_stride, max_moves,
+                 nplayers, obs, mask, cur, rewards, term, trunc, final_obs, final_recs)
+
+
+@kernel(inline="always")
+def step_row(
+    recs, cfg, i, actions, active, final_seat, seeds, seed_stride, max_moves, nplayers,
+    obs, mask, cur, rewards, term, trunc, final_obs, final_recs,
+):
+    """Row ``i`` of :func:`batch_step` (the CPU loop and the CUDA build both call it)."""
+    if not active[i]:
         for j in range(nplayers):
-            rewards[i, j] = r.reward[j]
-        done = k_is_over(r, cfg[0])
-        cut = (not done) and ((max_moves > 0 and r.moves >= max_moves)
-                              or k_is_truncated(r, cfg[0]))
-        term[i] = done
-        trunc[i] = cut
-        if done or cut:
-            s = final_seat[i]
-            k_observe(r, cfg[0], p if s < 0 else s, final_obs[i])
-            final_recs[i] = r
-            seeds[i] += seed_stride
-            _reset_row(r, cfg[0], seeds[i], nplayers)
-        q = k_current_player(r, cfg[0])
-        cur[i] = q
-        k_observe(r, cfg[0], q, obs[i])
-        k_legal_mask(r, cfg[0], mask[i])
+            rewards[i, j] = 0.0
+        term[i] = False
+        trunc[i] = False
+        return
+    r = recs[i]
+    p = k_current_player(r, cfg[0])
+    k_step(r, cfg[0], actions[i])
+    r.moves += 1
+    for j in range(nplayers):
+        rewards[i, j] = r.reward[j]
+    done = k_is_over(r, cfg[0])
+    cut = (not done) and ((max_moves > 0 and r.moves >= max_moves)
+                          or k_is_truncated(r, cfg[0]))
+    term[i] = done
+    trunc[i] = cut
+    if done or cut:
+        s = final_seat[i]
+        k_observe(r, cfg[0], p if s < 0 else s, final_obs[i])
+        final_recs[i] = r
+        seeds[i] += seed_stride
+        _reset_row(r, cfg[0], seeds[i], nplayers)
+    q = k_current_player(r, cfg[0])
+    cur[i] = q
+    k_observe(r, cfg[0], q, obs[i])
+    k_legal_mask(r, cfg[0], mask[i])
 
 
 @batched
@@ -503,6 +530,10 @@ def sample_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray,
     themselves; ``out`` is an int64 (or int32) array of shape ``(B,)``, written in
     place and returned. Rows with no legal action get -1. ``threads``: as in
     :func:`batch_observe`.
+
+    GPU buffers (a GPU env's mask as a torch CUDA tensor, say, with states from
+    ``rng_states(B, seed, device="cuda")`` and an int64 CUDA ``out``) are sampled on
+    the GPU by the same code, with the same results; nothing is copied to the host.
     """
     # this runs once per step of a sampling loop: the usual arguments pass on a few
     # attribute reads (dtype identity: numpy's built-in dtypes are singletons), and
@@ -516,11 +547,20 @@ def sample_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray,
     except AttributeError:
         fast = False
     if not fast:
+        if _on_gpu(mask):  # GPU buffers: sampled there, from the same generators
+            from trafficenvs.core.cuda_vector import sample_legal_device
+
+            return sample_legal_device(mask, states, out)
         mask, states = _check_sample_args(mask, states, out)
     if _NO_JIT:
         states = as_kernel_array(states)
     _sample_legal(mask, states, out, threads=threads)
     return out
+
+
+def _on_gpu(x: Any) -> bool:
+    """Whether ``x`` is a GPU array (CUDA array interface, or the CUDA simulator's)."""
+    return hasattr(x, "__cuda_array_interface__") or type(x).__name__ == "FakeCUDAArray"
 
 
 def _check_sample_args(mask: Any, states: Any, out: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -571,14 +611,22 @@ def play_random(recs: np.ndarray, cfg: np.ndarray, seeds: np.ndarray, seed_strid
                         threads=threads)
 
 
-def rng_states(n: int, seed: int) -> np.ndarray:
-    """``n`` independent generator records for :func:`sample_legal`, keyed from ``seed``."""
+def rng_states(n: int, seed: int, device: str = "cpu") -> Any:
+    """``n`` independent generator records for :func:`sample_legal`, keyed from ``seed``.
+
+    ``device="cuda"`` (or ``"cuda:K"``): the same generators in GPU memory (a numba
+    device array), for sampling a GPU env's masks there.
+    """
     from trafficenvs.core.rng import rng_seed_array
 
     n = check_int(n, "rng_states: n", 0)
     seed = check_int(seed, "rng_states: seed", 0, 2**64 - 1)
     st = as_kernel_array(np.zeros(n, RNG_DTYPE))
     rng_seed_array(st, np.uint64(seed))
+    if device != "cpu":
+        from trafficenvs.core.cuda_vector import to_gpu
+
+        return to_gpu(st, device)
     return st
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from trafficenvs.core import driver
 from trafficenvs.core.game import Game
+from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.threads import max_threads
 
 _I64 = np.dtype(np.int64)
@@ -60,7 +61,39 @@ class VecStep:
     final_records: np.ndarray
 
     def copy(self) -> VecStep:
-        return VecStep(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+        """A copy that the next ``step`` does not overwrite, on the same device."""
+        return VecStep(**{f.name: _copy(getattr(self, f.name)) for f in fields(self)})
+
+    def numpy(self) -> VecStep:
+        """Host (numpy) copies of every field, from any device: a GPU env's tensors
+        are copied to the host, a CPU env's arrays copied."""
+        return VecStep(**{f.name: to_numpy(getattr(self, f.name)) for f in fields(self)})
+
+
+def _copy(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if hasattr(x, "clone"):  # a torch tensor
+        return x.clone()
+    from numba import cuda  # a numba device array (only a GPU env returns one)
+
+    out = cuda.device_array_like(x)
+    out.copy_to_device(x)
+    return out
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """``x`` (a numpy array, a torch tensor on any device, a numba device array) as a
+    numpy array on the host; record arrays keep their field access (see ``records.py``)."""
+    if isinstance(x, np.ndarray):
+        h = x.copy()
+    elif hasattr(x, "detach"):  # a torch tensor
+        h = x.detach().cpu().numpy()
+    elif hasattr(x, "copy_to_host"):
+        h = x.copy_to_host()
+    else:
+        h = np.asarray(x)
+    return as_kernel_array(h) if h.dtype.names is not None else h
 
 
 class TrafficVecEnv:
@@ -281,6 +314,45 @@ class TrafficVecEnv:
         if mode == "ansi":
             return self.game.render_ansi(rec, seat)
         return self.game.render_rgb(rec, seat)
+
+    #: where the games live (see :meth:`to`)
+    device = "cpu"
+
+    def export_state(self) -> dict[str, Any]:
+        """Everything the env is, as host arrays (copies): what :meth:`to` carries."""
+        import copy
+
+        return {"records": self.records.copy(), "seeds": self._seeds.copy(),
+                "buffers": {f.name: getattr(self._buf, f.name).copy()
+                            for f in fields(self._buf)},
+                "ready": self._ready, "np_random": copy.deepcopy(self.np_random)}
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        """Take on :meth:`export_state`'s output (from this env, or a GPU env of the
+        same game and size)."""
+        import copy
+
+        self.records[...] = state["records"]
+        self._seeds[...] = state["seeds"]
+        for f in fields(self._buf):
+            getattr(self._buf, f.name)[...] = state["buffers"][f.name]
+        self._ready = bool(state["ready"])
+        self.np_random = copy.deepcopy(state["np_random"])
+
+    def to(self, device: Any) -> Any:
+        """This env on ``device`` (``"cpu"``, ``"cuda"``, ``"cuda:K"``): a new env with
+        exact copies of every game, buffer and seed, which plays on as this one would
+        (a GPU env needs the ``[gpu]`` extra); ``self`` for ``"cpu"`` (as
+        ``torch.Tensor.to``)."""
+        from trafficenvs.core.cuda_vector import CudaVecEnv, parse_device
+
+        kind, index = parse_device(device)
+        if kind == "cpu":
+            return self
+        other = CudaVecEnv(self.game, self.num_envs, max_cycles=self.max_cycles,
+                           device=f"cuda:{index}")
+        other.import_state(self.export_state())
+        return other
 
     def close(self) -> None:
         pass

@@ -194,67 +194,67 @@ def no_greedy(rec, cfg, mask, gs, i):
 
 # The overload implementations are not cached themselves (they are compiled into
 # the cached drivers); caching them would tie them to this file's timestamp only.
-@overload(k_init)
+@overload(k_init, target="generic")
 def _ov_init(rec, cfg, seed):
     fn = _kernel(rec, "init")
     return lambda rec, cfg, seed: fn(rec, cfg, seed)
 
 
-@overload(k_step)
+@overload(k_step, target="generic")
 def _ov_step(rec, cfg, action):
     fn = _kernel(rec, "step")
     return lambda rec, cfg, action: fn(rec, cfg, action)
 
 
-@overload(k_is_legal)
+@overload(k_is_legal, target="generic")
 def _ov_is_legal(rec, cfg, action):
     fn = _kernel(rec, "is_legal")
     return lambda rec, cfg, action: fn(rec, cfg, action)
 
 
-@overload(k_legal_mask)
+@overload(k_legal_mask, target="generic")
 def _ov_legal_mask(rec, cfg, out):
     fn = _kernel(rec, "legal_mask")
     return lambda rec, cfg, out: fn(rec, cfg, out)
 
 
-@overload(k_observe)
+@overload(k_observe, target="generic")
 def _ov_observe(rec, cfg, seat, out):
     fn = _kernel(rec, "observe")
     return lambda rec, cfg, seat, out: fn(rec, cfg, seat, out)
 
 
-@overload(k_current_player)
+@overload(k_current_player, target="generic")
 def _ov_current_player(rec, cfg):
     fn = _kernel(rec, "current_player")
     return lambda rec, cfg: fn(rec, cfg)
 
 
-@overload(k_is_over)
+@overload(k_is_over, target="generic")
 def _ov_is_over(rec, cfg):
     fn = _kernel(rec, "is_over")
     return lambda rec, cfg: fn(rec, cfg)
 
 
-@overload(k_is_truncated)
+@overload(k_is_truncated, target="generic")
 def _ov_is_truncated(rec, cfg):
     fn = _kernel(rec, "is_truncated")
     return lambda rec, cfg: fn(rec, cfg)
 
 
-@overload(k_determinize)
+@overload(k_determinize, target="generic")
 def _ov_determinize(rec, cfg, seat, key):
     fn = _kernel(rec, "determinize")
     return lambda rec, cfg, seat, key: fn(rec, cfg, seat, key)
 
 
-@overload(k_evaluate)
+@overload(k_evaluate, target="generic")
 def _ov_evaluate(rec, cfg, ret, scratch):
     fn = _kernel(rec, "evaluate")
     return lambda rec, cfg, ret, scratch: fn(rec, cfg, ret, scratch)
 
 
-@overload(k_greedy)
+@overload(k_greedy, target="generic")
 def _ov_greedy(rec, cfg, mask, gs, i):
     # an empty scratch tuple asks for random rollouts: the game's player is not compiled
     if isinstance(gs, types.BaseTuple) and len(gs) == 0:
