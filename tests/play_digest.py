@@ -16,6 +16,7 @@ every test run. Regenerate (only when play is *meant* to change) with::
 
     python tests/play_digest.py --write            # the size the tests check
     python tests/play_digest.py --size full        # a larger run, printed only
+    python tests/play_digest.py --device cuda      # the same games on the GPU env
 
 Only the public API is used (``make_vec``, ``records``, ``observe``, state dicts,
 ``make_greedy``), so the same script runs on the code before and after a refactor.
@@ -63,8 +64,8 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "jk-4p-rounds": ("jakarta_traffic", {"num_players": 4, "max_rounds": 12}),
 }
 
-#: size -> (games per batch, steps)
-SIZES = {"small": (24, 600), "full": (256, 6000)}
+#: size -> (games per batch, steps); "tiny" is the GPU mode's size under the simulator
+SIZES = {"tiny": (4, 120), "small": (24, 600), "full": (256, 6000)}
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
@@ -94,50 +95,63 @@ def _fields(recs: np.ndarray) -> bytes:
                     if f not in SCRATCH)
 
 
-def digest(name: str, size: str = "small", play_only: bool = False) -> tuple[str, int]:
+def digest(name: str, size: str = "small", play_only: bool = False,
+           device: str = "cpu") -> tuple[str, int]:
     """The digest of configuration ``name`` and the row-steps it covered.
 
     ``play_only`` hashes only what does not depend on the observation encoding or the
     record's layout: masks, players to move, rewards, end flags and the greedy
     player's choices (for a change of observations that must not change play).
+    ``device="cuda"`` plays on the GPU env (random actions sampled on the GPU, every
+    buffer copied to the host to be hashed): the digest must equal the CPU's.
     """
     env_id, options = CONFIGS[name]
     n, steps = SIZES[size]
-    venv = trafficenvs.make_vec(env_id, num_envs=n, max_cycles=300, **_options(options))
+    gpu = device != "cpu"
+    on = {"device": device} if gpu else {}  # (the CPU call is the same on older code)
+    venv = trafficenvs.make_vec(env_id, num_envs=n, max_cycles=300, **on, **_options(options))
+    if gpu:
+        from trafficenvs.core.vector import to_numpy
+    host = to_numpy if gpu else (lambda x: x)
     game = venv.game
     greedy = make_greedy(game, seed=0)
     h = hashlib.sha256()
     out = venv.reset(seed=1234)
-    states = driver.rng_states(n, 99)
+    states = driver.rng_states(n, 99, **on)
     acts = np.zeros(n, np.int64)
+    sampled = venv.as_device_array(acts) if gpu else acts
     rng = np.random.default_rng(5)
     seats = np.zeros(n, np.int64)
     for t in range(steps):
-        for arr in ((out.action_mask, out.current_player) if play_only else
-                    (out.observation, out.action_mask, out.current_player)):
+        view = out.numpy() if gpu else out
+        for arr in ((view.action_mask, view.current_player) if play_only else
+                    (view.observation, view.action_mask, view.current_player)):
             h.update(np.ascontiguousarray(arr).tobytes())
-        g = greedy.act(out.observation, out.action_mask, out.current_player)
+        g = greedy.act(view.observation, view.action_mask, view.current_player)
         h.update(g.tobytes())
-        driver.sample_legal(out.action_mask, states, acts)
+        driver.sample_legal(out.action_mask, states, sampled)
+        if gpu:
+            acts = to_numpy(sampled)
         if t % 4 == 3:
             acts[:] = g
         if t % 25 == 0 and not play_only:
-            h.update(_fields(venv.records))
+            h.update(_fields(host(venv.records)))
             for s in range(game.num_players):
                 seats[:] = (np.arange(n) + s) % game.num_players
-                h.update(venv.observe(seats).tobytes())
+                h.update(host(venv.observe(seats)).tobytes())
             for i in rng.choice(n, size=2, replace=False):
                 d = venv.state_dict(int(i))
                 h.update(json.dumps(d, sort_keys=True).encode())
                 back = game.from_dict(json.loads(json.dumps(d)))
                 h.update(_fields(back))
         out = venv.step(acts)
-        ended = out.terminated | out.truncated
-        for arr in (out.rewards, out.terminated, out.truncated):
+        view = out.numpy() if gpu else out
+        ended = view.terminated | view.truncated
+        for arr in (view.rewards, view.terminated, view.truncated):
             h.update(np.ascontiguousarray(arr).tobytes())
         if ended.any() and not play_only:
-            h.update(out.final_observation[ended].tobytes())
-            h.update(_fields(np.asarray(out.final_records)[ended]))
+            h.update(view.final_observation[ended].tobytes())
+            h.update(_fields(np.asarray(view.final_records)[ended]))
     return h.hexdigest(), n * steps
 
 
@@ -149,13 +163,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the digests of this size to this JSON file")
     p.add_argument("--play-only", action="store_true",
                    help="hash masks, movers, rewards, end flags and greedy choices only")
+    p.add_argument("--device", default="cpu",
+                   help="cpu, or cuda / cuda:K: play on the GPU env (same digests)")
     p.add_argument("names", nargs="*", default=list(CONFIGS))
     a = p.parse_args(argv)
     result: dict[str, str] = {}
     total = 0
     t0 = time.perf_counter()
     for name in a.names:
-        d, rows = digest(name, a.size, a.play_only)
+        d, rows = digest(name, a.size, a.play_only, a.device)
         result[name] = d
         total += rows
         print(f"{name:24s} {d[:16]}  {rows:>10,d} row-steps  {time.perf_counter() - t0:6.1f} s",

@@ -30,3 +30,26 @@ def test_play_digest_is_unchanged(name):
         f"{name}: play changed (digest {got[:16]}, committed {WANT[name][:16]}); "
         f"replay with `python tests/play_digest.py {name}` on the old and new code"
     )
+
+
+def test_play_digests_of_the_gpu_env_equal_the_cpu_envs(tmp_path):
+    """The GPU mode (``--device cuda``), run under numba-cuda's simulator at the tiny
+    size, gives every configuration the digest the compiled CPU env gives it."""
+    pytest.importorskip("numba_cuda", reason="the [gpu] extra (numba-cuda) is not installed")
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    out = tmp_path / "gpu.json"
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1",
+               PYTHONWARNINGS="ignore", NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    proc = subprocess.run([sys.executable, str(here / "play_digest.py"), "--size", "tiny",
+                           "--device", "cuda", "--out", str(out)], env=env,
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    gpu = json.loads(out.read_text())
+    assert sorted(gpu) == sorted(CONFIGS)
+    differ = [name for name in CONFIGS if digest(name, "tiny")[0] != gpu[name]]
+    assert not differ, f"the GPU env played differently in {differ}"

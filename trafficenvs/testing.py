@@ -243,6 +243,66 @@ def check_observation_bounds(
     return seen
 
 
+#: the fields of a :func:`play_trace` that every step has
+TRACE_STEP_FIELDS = ("observation", "action_mask", "current_player", "rewards", "terminated",
+                     "truncated")
+
+
+def _record_bytes(recs: np.ndarray) -> np.ndarray:
+    """Records as the bytes of their fields, one row each (padding is not game state)."""
+    recs = np.asarray(recs)
+    parts = [np.ascontiguousarray(recs[f]).view(np.uint8).reshape(len(recs),
+                                                                  recs.dtype[f].itemsize)
+             for f in recs.dtype.names]
+    return np.concatenate(parts, axis=1) if parts else np.zeros((len(recs), 0), np.uint8)
+
+
+def play_trace(env_id: str, device: str = "cpu", num_envs: int = 6, steps: int = 120,
+               seed: int = 11, max_cycles: int = 12, options: dict[str, Any] | None = None
+               ) -> dict[str, np.ndarray]:
+    """Every array a vectorised env shows over ``steps`` steps, for comparing devices.
+
+    Plays ``num_envs`` games from ``seed`` with random legal actions from the
+    package's sampler (on the GPU for a GPU env, from the same generators), a random
+    quarter of the rows inactive on every third step and a random ``final_seat`` on
+    every fifth, and returns, stacked over the steps: observations, masks, players to
+    move, rewards, end flags, the actions, the records, and the final observations
+    and final records of the rows that ended. The CPU env and the GPU env of the same
+    arguments must return equal arrays (``device``: ``"cpu"``, ``"cuda"``, ``"cuda:K"``).
+    """
+    from trafficenvs.core import driver
+    from trafficenvs.core.vector import to_numpy
+
+    n = num_envs
+    env = make_vec(env_id, num_envs=n, max_cycles=max_cycles, device=device,
+                   **(options or {}))
+    gpu = device != "cpu"
+    out: dict[str, list[np.ndarray]] = {f: [] for f in TRACE_STEP_FIELDS}
+    out.update(final_observation=[], final_records=[], records=[], actions=[])
+    states = driver.rng_states(n, seed + 1, device=device)
+    acts = env.as_device_array(np.zeros(n, np.int64)) if gpu else np.zeros(n, np.int64)
+    rng = np.random.default_rng(seed + 2)
+    res = env.reset(seed=seed)
+    for t in range(steps):
+        host = res.numpy() if gpu else res.copy()
+        for f in TRACE_STEP_FIELDS:
+            out[f].append(getattr(host, f))
+        if t:
+            ended = host.terminated | host.truncated
+            out["final_observation"].append(host.final_observation[ended])
+            out["final_records"].append(_record_bytes(host.final_records[ended]))
+        out["records"].append(_record_bytes(to_numpy(env.records)))
+        driver.sample_legal(res.action_mask, states, acts)
+        a = to_numpy(acts)
+        out["actions"].append(a)
+        active = rng.random(n) >= 0.25 if t % 3 == 1 else None
+        seats = rng.integers(-1, env.num_players, n) if t % 5 == 2 else None
+        # a GPU env takes its actions as a device array and as a host array in turn
+        res = env.step(acts if gpu and t % 2 else a, active, seats)
+    return {k: np.concatenate(v) if k in ("final_observation", "final_records") and v
+            else np.stack(v) for k, v in out.items() if v}
+
+
 def run_all(env_id: str, quick: bool = False, **options: Any) -> None:
     """Every conformance check with the given game options."""
     n = 3 if quick else 10

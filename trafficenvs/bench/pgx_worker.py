@@ -80,7 +80,8 @@ def versions() -> dict[str, str]:
     import jax
     import pgx
 
-    return {"version": pgx.__version__, "jax": jax.__version__}
+    return {"version": pgx.__version__, "jax": jax.__version__,
+            "backend": jax.default_backend()}  # "cpu", or "gpu" on a GPU machine
 
 
 def main() -> int:

@@ -192,6 +192,15 @@ def default_out_dir() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     from trafficenvs.bench import report
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    device = next((argv[i + 1] for i, x in enumerate(argv[:-1]) if x == "--device"),
+                  next((x.split("=", 1)[1] for x in argv if x.startswith("--device=")),
+                       "cpu"))
+    if device != "cpu":  # the GPU build's benchmark (bench/gpu.py) takes it from here
+        from trafficenvs.bench import gpu
+
+        return gpu.main(argv)
     from trafficenvs.core.spec import specs
 
     known = [s.name for s in specs()]
@@ -211,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-train", action="store_true",
                         help="skip the MaskablePPO training comparison")
     parser.add_argument("--out", type=Path, default=None, help="output directory")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu (this benchmark) or cuda / cuda:K: the GPU build's "
+                             "benchmark (see `python -m benchmarks.gpu -h`)")
     args = parser.parse_args(argv)
     if args.repeats < 3:
         parser.error(f"--repeats must be at least 3 (a figure is a median), got {args.repeats}")

@@ -193,11 +193,13 @@ class cuda_cache:  # noqa: N801  (used as ``with cuda_cache():``)
 
 
 def launch(name: str, n: int, *args: Any, stream: Any = 0) -> None:
-    """Launch kernel ``name`` over ``n`` threads (one per game), blocks of :data:`BLOCK`."""
+    """Launch kernel ``name`` over ``n`` threads (one per game), blocks of :data:`BLOCK`
+    threads (or one block of ``n`` below that)."""
     if n <= 0:
         return
     k = kernels()[name]
-    k[(n + BLOCK - 1) // BLOCK, BLOCK, stream](*args)
+    block = min(BLOCK, n)  # (a small batch: one block of its size; the simulator runs
+    k[(n + block - 1) // block, block, stream](*args)  # one Python thread per GPU thread)
 
 
 def driver_signatures(game: Any, num_envs: int = 4) -> dict[str, tuple[Any, ...]]:

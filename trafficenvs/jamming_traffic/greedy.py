@@ -66,6 +66,7 @@ from numba import njit, prange
 from trafficenvs.core.game import Game
 from trafficenvs.core.jit import kernel
 from trafficenvs.core.player import GreedyPlayer
+from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.threads import batched
 from trafficenvs.jamming_traffic.greedy_estimate import (
     ALPHA,
@@ -300,7 +301,7 @@ class JammingTrafficGreedy(GreedyPlayer):
                  stop_as_v0: bool = True):
         super().__init__(game, seed, name)
         self.cfg = game.cfg
-        self._recs = np.zeros(0, RECORD_DTYPE)
+        self._recs = as_kernel_array(np.zeros(0, RECORD_DTYPE))
         self.weights = np.array([VISIT, OPP_BLOCK, ALPHA], np.float64)
         self._words = state_words()
         self.stop_as_v0 = bool(stop_as_v0)
@@ -314,7 +315,7 @@ class JammingTrafficGreedy(GreedyPlayer):
         game's. For tests and analysis.
         """
         obs = np.ascontiguousarray(np.atleast_2d(observation), self.game.obs_dtype)
-        recs = np.zeros(obs.shape[0], RECORD_DTYPE)
+        recs = as_kernel_array(np.zeros(obs.shape[0], RECORD_DTYPE))
         rebuild_batch(obs, self.cfg, self.num_players, recs)
         return recs
 
@@ -323,17 +324,17 @@ class JammingTrafficGreedy(GreedyPlayer):
         three look-ahead records per row, their state words, the estimate's scratch
         (with this player's weights) and an observation row. It sees v1 as it is
         (``stop_as_v0`` is for the digests of the arena player only)."""
-        recs = np.zeros(3 * b, RECORD_DTYPE)
+        recs = as_kernel_array(np.zeros(3 * b, RECORD_DTYPE))
         raw = recs.view(np.uint64).reshape(3 * b, RECORD_DTYPE.itemsize // 8)[:, :self._words]
-        sc = np.zeros(b, SCRATCH_DTYPE)
+        sc = as_kernel_array(np.zeros(b, SCRATCH_DTYPE))
         sc["w"][:, : len(self.weights)] = self.weights
         return recs, raw, sc, np.zeros((b, self.game.obs_dim), self.game.obs_dtype)
 
     def _act(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         B = obs.shape[0]
         if self._recs.shape[0] < 3 * B:
-            self._recs = np.zeros(3 * B, RECORD_DTYPE)
-            self._scratch = np.zeros(B, SCRATCH_DTYPE)
+            self._recs = as_kernel_array(np.zeros(3 * B, RECORD_DTYPE))
+            self._scratch = as_kernel_array(np.zeros(B, SCRATCH_DTYPE))
         self._scratch["w"][:B, : len(self.weights)] = self.weights
         recs = self._recs[: 3 * B]
         raw = recs.view(np.uint64).reshape(3 * B, RECORD_DTYPE.itemsize // 8)[:, :self._words]

@@ -200,7 +200,7 @@ def _ring(rec, cfg, h0):
         for i in range(rec.cnt[rr]):
             c = rec.q[rr, i]
             if c > 0:
-                players |= 1 << (c - 1)
+                players |= 1 << (np.int64(c) - 1)  # int64: an int8 shift drops seats 8-9 unjitted
         h = pushed_exit(rec, cfg, rr, x)
         if h == h0 or h < 0:
             break
