@@ -136,3 +136,77 @@ def test_damaged_cache_entry_is_discarded_and_rebuilt(tmp_path, pattern, how):
     assert all("CacheWarning" in w for w in caught), caught
     # rebuilt: the next process finds a sound cache and says nothing
     assert _run({"NUMBA_CACHE_DIR": str(cache)}) == []
+
+
+_WHERE = r"""
+import pathlib, sys, warnings
+if sys.argv[1] == "no-home":
+    def _no_home(cls):
+        raise RuntimeError("no home")
+    pathlib.Path.home = classmethod(_no_home)
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    from trafficenvs import _numba_cache
+    where = _numba_cache.cache_dir()
+print(where)
+print([str(w.message) for w in caught if "CacheWarning" in type(w.category).__name__ or
+       "cache" in str(w.message)])
+"""
+
+
+def _where(env_updates: dict[str, str | None], mode: str = "home") -> tuple[str, str]:
+    env = dict(os.environ)
+    for key, value in env_updates.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    proc = subprocess.run([sys.executable, "-c", _WHERE, mode], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    where, warned = proc.stdout.strip().splitlines()[-2:]
+    return where, warned
+
+
+def _plant(folder: Path) -> None:
+    """A folder another user owns and anyone can write, with a planted index in it."""
+    folder.mkdir(parents=True)
+    (folder / "driver.batch_step-1.py311.nbi").write_bytes(b"planted")
+    os.chmod(folder, 0o777)
+    os.chown(folder, 65534, 65534)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
+                    reason="planting another user's folder needs root (chown)")
+def test_a_cache_folder_another_user_owns_is_never_used(tmp_path):
+    xdg = tmp_path / "xdg"
+    _plant(xdg / "trafficenvs")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    where, warned = _where({"XDG_CACHE_HOME": str(xdg), "NUMBA_CACHE_DIR": None,
+                            "TMPDIR": str(tmp)})
+    assert not where.startswith(str(xdg)), where
+    assert where.startswith(str(tmp / f"trafficenvs-numba-{os.getuid()}")), where
+    assert "not private" in warned
+    # without a home, the per-user temporary folder; planted by someone else: no cache
+    other = tmp_path / "tmp2"
+    other.mkdir()
+    where, _ = _where({"XDG_CACHE_HOME": None, "NUMBA_CACHE_DIR": None, "HOME": None,
+                       "TMPDIR": str(other)}, mode="no-home")
+    assert where.startswith(str(other / f"trafficenvs-numba-{os.getuid()}")), where
+    third = tmp_path / "tmp3"
+    third.mkdir()
+    _plant(third / f"trafficenvs-numba-{os.getuid()}")
+    where, warned = _where({"XDG_CACHE_HOME": None, "NUMBA_CACHE_DIR": None, "HOME": None,
+                            "TMPDIR": str(third)}, mode="no-home")
+    assert where == "None" and "uncached" in warned
+
+
+def test_an_own_cache_folder_open_to_others_is_closed(tmp_path):
+    xdg = tmp_path / "xdg"
+    (xdg / "trafficenvs").mkdir(parents=True)
+    os.chmod(xdg / "trafficenvs", 0o777)
+    where, warned = _where({"XDG_CACHE_HOME": str(xdg), "NUMBA_CACHE_DIR": None})
+    assert where.startswith(str(xdg / "trafficenvs")), (where, warned)
+    assert (xdg / "trafficenvs").stat().st_mode & 0o077 == 0
+    assert Path(where).stat().st_mode & 0o077 == 0

@@ -209,3 +209,15 @@ def test_make_vec_names_the_extra_when_numba_cuda_is_missing(monkeypatch):
 
     with pytest.raises(ImportError, match=r"trafficenvs\[gpu\]"):
         trafficenvs.make_vec("traffic_jam", num_envs=2, device="cuda")
+
+
+def test_make_vec_on_a_machine_without_a_gpu_says_so():
+    from trafficenvs.core import cuda_drivers
+
+    if cuda_drivers.gpu_present():
+        pytest.skip("this machine has a GPU (or runs the simulator)")
+    import trafficenvs
+
+    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+        trafficenvs.make_vec("traffic_jam", num_envs=2, device="cuda")
+    assert trafficenvs.make_vec("traffic_jam", num_envs=2, device="cpu").device == "cpu"

@@ -80,26 +80,52 @@ def preferred_cache_dir() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     try:
         base = Path(xdg) if xdg else Path.home() / ".cache"
-    except RuntimeError:  # no home directory can be determined
-        base = Path(tempfile.gettempdir()) / "no-home"
+    except RuntimeError:  # no home directory: the per-user temporary one (never shared;
+        return _temp_base() / f"numba-{source_hash()}"  # its owner is checked before use)
     return base / "trafficenvs" / f"numba-{source_hash()}"
 
 
-def _writable(path: Path) -> bool:
-    """Create ``path`` if needed and check a file can be written in it."""
+def _private(path: Path) -> bool:
+    """Whether ``path`` is a directory (a link is followed, and its target judged) owned
+    by this user and closed to others; one this user owns is closed (mode 0700) on the
+    way. Compiled code is loaded from the cache: a folder someone else owns or can
+    write could plant it."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        st = path.stat()
+        if not stat.S_ISDIR(st.st_mode):
+            return False
+        if hasattr(os, "getuid"):
+            if st.st_uid != os.getuid():
+                return False
+            if st.st_mode & 0o077:
+                os.chmod(path, 0o700)
+        return True
+    except OSError:
+        return False
+
+
+def _writable(path: Path) -> bool:
+    """Create ``path`` if needed (closed to others) and check a file can be written in it."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
         return True
     except OSError:
         return False
 
 
+def _temp_base() -> Path:
+    """This user's folder under the temporary directory (its owner checked by callers)."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"trafficenvs-numba-{uid}"
+
+
 def _private_temp_dir() -> Path | None:
     """A per-user directory under the temporary directory, owned by this user and
     closed to others (a shared ``/tmp`` must not let anyone plant compiled code)."""
+    base = _temp_base()
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    base = Path(tempfile.gettempdir()) / f"trafficenvs-numba-{uid}"
     try:
         base.mkdir(mode=0o700, exist_ok=True)
         st = base.lstat()
@@ -121,14 +147,16 @@ def cache_dir() -> Path | None:
     global _RESOLVED
     if _RESOLVED is None:
         want = preferred_cache_dir()
-        if _writable(want):
+        mine = bool(os.environ.get("NUMBA_CACHE_DIR"))  # the user's choice: theirs to secure
+        if _writable(want) and (mine or (_private(want.parent) and _private(want))):
             _RESOLVED = str(want)
         else:
             tmp = _private_temp_dir()
             _RESOLVED = "" if tmp is None else str(tmp)
             where = f"caching in {tmp}" if tmp is not None else \
                 "running uncached (every process compiles)"
-            _warn_once(f"trafficenvs: cannot write numba's cache directory {want}; {where}")
+            _warn_once(f"trafficenvs: cannot write numba's cache directory {want} (or "
+                       f"it is not private to this user); {where}")
     return Path(_RESOLVED) if _RESOLVED else None
 
 

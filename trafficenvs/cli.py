@@ -96,9 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "replay":
             return run_replay(args)
         return play(args.game, args.players, args.seat, args.seed, opponents=args.opponents)
-    except (ValueError, TypeError) as err:
-        # a user's mistake (a misspelled game or agent, an option out of range): one
-        # line, not a traceback; TRAFFICENVS_DEBUG=1 shows where it came from
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        # a user's mistake (a misspelled game or agent, an option out of range, a
+        # checkpoint that is not there or is refused): one line, not a traceback;
+        # TRAFFICENVS_DEBUG=1 shows where it came from
         if os.environ.get("TRAFFICENVS_DEBUG") == "1":
             raise
         parser.exit(2, f"trafficenvs {args.command}: error: {err}\n")

@@ -254,16 +254,16 @@ def load_plan_init(model: Any, path: str) -> None:
     ``path``: loaded as it is when the shapes match, else widened
     (:func:`widen_plan_state`) from an older plan network, so a run can continue from
     a model trained before the newer features."""
-    from stable_baselines3.common.save_util import load_from_zip_file
+    from trafficenvs.agents.checkpoint import load_parameters
 
-    _, params, _ = load_from_zip_file(path, device="cpu")
+    params = load_parameters(path)  # the weights only: nothing in the file is unpickled
     old = params["policy"]
     if "prior.beta" in old and not hasattr(model.policy, "prior"):
         raise ValueError(f"{path} was trained with the greedy prior: continue it with "
                          f"--prior-beta (its learned beta is kept)")
     if all(old.get(k) is not None and old[k].shape == v.shape
            for k, v in model.policy.state_dict().items()):
-        model.set_parameters(path, exact_match=True, device="cpu")
+        model.set_parameters(params, exact_match=True, device="cpu")
         return
     # from a plan network without the greedy prior: its weights, the prior's own start
     model.policy.load_state_dict(widen_plan_state(old, model.policy))

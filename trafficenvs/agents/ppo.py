@@ -76,14 +76,16 @@ class PPOPolicy:
 
     @classmethod
     def load(cls, path: str | Path, name: str | None = None,
-             deterministic: bool = True) -> PPOPolicy:
-        """A player from a ``MaskablePPO.save`` zip (e.g. ``agents/checkpoints/*.zip``)."""
-        from sb3_contrib import MaskablePPO
+             deterministic: bool = True, game: Any = None) -> PPOPolicy:
+        """A player from a ``MaskablePPO.save`` zip (e.g. ``agents/checkpoints/*.zip``).
+
+        Nothing in the file is unpickled (``agents/checkpoint.py``): a checkpoint from
+        anyone is safe to load. ``game``: the game it must fit (its spaces are used).
+        """
+        from trafficenvs.agents.checkpoint import load_model
 
         path = Path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"no checkpoint at {path}")
-        model = MaskablePPO.load(path, device="cpu")
+        model = load_model(path, game=game)
         return cls(model.policy, name=name or f"ppo:{path.name}", deterministic=deterministic)
 
     @classmethod

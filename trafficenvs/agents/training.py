@@ -267,7 +267,11 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
 
         load_plan_init(model, cfg.init)  # also from a plan network before newer features
     elif cfg.init:
-        model.set_parameters(cfg.init, exact_match=True, device="cpu")
+        from trafficenvs.agents.checkpoint import load_parameters
+
+        # the weights only (SB3's set_parameters reads them the same way, but a path
+        # goes through the checks of a regular file of a checkpoint's size first)
+        model.set_parameters(load_parameters(cfg.init), exact_match=True, device="cpu")
     history: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against

@@ -38,7 +38,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
         from trafficenvs.agents.ppo import PPOPolicy
 
         agent = PPOPolicy.load(path, name=f"{kind}:{Path(path).stem}",
-                               deterministic=kind == "ppo")
+                               deterministic=kind == "ppo", game=game)
         agent.check_fits(game.obs_dim, game.num_actions)
         return agent
     import difflib

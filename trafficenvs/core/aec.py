@@ -26,6 +26,7 @@ from pettingzoo.utils import wrappers
 
 from trafficenvs.core import driver
 from trafficenvs.core.game import Game
+from trafficenvs.core.guard import ThreadGuard, exclusive
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
@@ -48,6 +49,7 @@ class TrafficAECEnv(AECEnv):
         render_seat: int | None = None,
     ):
         super().__init__()
+        self._guard = ThreadGuard()  # one thread at a time (core/guard.py)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
@@ -100,6 +102,7 @@ class TrafficAECEnv(AECEnv):
         """The game's record (read it, copy it; change it only via ``load_state_dict``)."""
         return self._recs[0]
 
+    @exclusive
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a game: with ``seed`` (0..2**64-1), the game of that seed.
 
@@ -142,6 +145,7 @@ class TrafficAECEnv(AECEnv):
         driver.single_observe(self._recs, self.game.cfg, seat, self._obs, self._mask)
         return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
+    @exclusive
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -169,6 +173,7 @@ class TrafficAECEnv(AECEnv):
         """The whole game as a plain dict (see the game's rules page)."""
         return self.game.to_dict(self._recs[0])
 
+    @exclusive
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Set the game to ``state`` (validated); rewards and flags start afresh."""
         self._recs[:] = self.game.from_dict(state)

@@ -33,6 +33,7 @@ import numpy as np
 
 from trafficenvs.core import cuda_drivers, driver
 from trafficenvs.core.game import Game
+from trafficenvs.core.guard import ThreadGuard, exclusive
 from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.vector import VecStep
 
@@ -72,6 +73,7 @@ class CudaVecEnv:
 
     def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None,
                  device: Any = "cuda", output: str = "auto"):
+        self._guard = ThreadGuard()  # one thread at a time (core/guard.py)
         cu = cuda_drivers.bind_cuda()
         kind, index = parse_device(device)
         if kind != "cuda":
@@ -191,8 +193,8 @@ class CudaVecEnv:
             raise ValueError(f"{name} is on {dev}, the env on {self.device}")
         if hasattr(x, "__cuda_array_interface__"):
             return cu.as_cuda_array(x)
-        if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] in (2, 3, 13):
-            import torch  # DLPack's CUDA device types: torch reads them all
+        if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] in (2, 13):
+            import torch  # DLPack's CUDA and CUDA-managed memory: torch reads both
 
             t = torch.from_dlpack(x)
             if t.device.index != self.device_index:
@@ -205,6 +207,7 @@ class CudaVecEnv:
             return cu.to_device(np.ascontiguousarray(host))
 
     # -- the env ------------------------------------------------------------------
+    @exclusive
     def reset(self, seed: int | None = None) -> VecStep:
         """Start every game; game ``i`` gets seed ``seed + i`` (as on the CPU)."""
         seed = driver.next_seed(self, seed)
@@ -223,6 +226,7 @@ class CudaVecEnv:
         """The result of the last ``reset``/``step`` (the live buffers)."""
         return self._view
 
+    @exclusive
     def refresh(self) -> VecStep:
         """Rewrite every game's player to move, observation and mask from its record
         (after writing :attr:`records` directly); returns :attr:`last`."""
@@ -237,6 +241,7 @@ class CudaVecEnv:
             self._launch("refresh", count, self.records, self._cfg, np.int64(first),
                          b.observation, b.action_mask, b.current_player)
 
+    @exclusive
     def step(self, actions: Any, active: Any = None, final_seat: Any = None) -> VecStep:
         """Play ``actions[i]`` in game ``i``; as :meth:`TrafficVecEnv.step
         <trafficenvs.core.vector.TrafficVecEnv.step>`, with CUDA arrays in and out.
@@ -294,6 +299,7 @@ class CudaVecEnv:
                 f"{f' (and {len(out) - 1} more)' if len(out) > 1 else ''}")
         raise ValueError(f"illegal actions in games {rows[:10]}{'...' if len(rows) > 10 else ''}")
 
+    @exclusive
     def observe(self, seats: Any, out: Any = None) -> Any:
         """Every game's observation from seat ``seats[i]``, written on the GPU into
         ``out`` (a ``(num_envs, obs_dim)`` CUDA array of the observation dtype) or a new
@@ -320,6 +326,7 @@ class CudaVecEnv:
             self._launch("observe", n, self.records, self._cfg, s, target)
         return result
 
+    @exclusive
     def sample_actions(self, states: Any, out: Any = None) -> Any:
         """A uniform random legal action per game, drawn on the GPU from ``states``
         (:func:`~trafficenvs.core.driver.rng_states` with ``device=``: one generator
@@ -338,6 +345,7 @@ class CudaVecEnv:
         """Game ``i``'s state (copied from the GPU), as on the CPU env."""
         return self.game.to_dict(self._record(self._row(i)))
 
+    @exclusive
     def load_state_dict(self, i: int, state: dict[str, Any]) -> None:
         """Replace game ``i`` by ``state``; refresh its row of the last result."""
         i = self._row(i)
@@ -389,6 +397,7 @@ class CudaVecEnv:
         h = x.copy_to_host()
         return as_kernel_array(h) if h.dtype.names is not None else h
 
+    @exclusive
     def import_state(self, state: dict[str, Any]) -> None:
         """Take on :meth:`export_state`'s output (from this or another device)."""
         with self._gpu:

@@ -30,6 +30,7 @@ import numpy as np
 
 from trafficenvs.core import driver
 from trafficenvs.core.game import Game
+from trafficenvs.core.guard import ThreadGuard, exclusive
 from trafficenvs.core.records import as_kernel_array
 from trafficenvs.core.threads import max_threads
 
@@ -111,6 +112,7 @@ class TrafficVecEnv:
 
     def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None,
                  num_threads: int | None = None):
+        self._guard = ThreadGuard()  # one thread at a time (core/guard.py)
         num_envs = driver.check_int(num_envs, "num_envs", 1)
         if num_threads is not None:
             num_threads = driver.check_int(num_threads, "num_threads", 1, max_threads())
@@ -157,6 +159,7 @@ class TrafficVecEnv:
         #: from OS entropy before any
         self.np_random: np.random.Generator | None = None
 
+    @exclusive
     def reset(self, seed: int | None = None) -> VecStep:
         """Start every game; game ``i`` gets seed ``seed + i``.
 
@@ -183,6 +186,7 @@ class TrafficVecEnv:
         """The result of the last ``reset``/``step`` (the live buffers)."""
         return self._view
 
+    @exclusive
     def refresh(self) -> VecStep:
         """Rewrite every game's player to move, observation and mask from its record
         (after writing ``records`` directly, as tests and tools do); returns
@@ -195,6 +199,7 @@ class TrafficVecEnv:
                              b.current_player, threads=self.loop_threads)
         return self._view
 
+    @exclusive
     def step(
         self,
         actions: np.ndarray,
@@ -262,6 +267,7 @@ class TrafficVecEnv:
                              f"got {actions.shape}")
         return np.ascontiguousarray(actions, dtype=np.int64)
 
+    @exclusive
     def observe(self, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Every game's observation from seat ``seats[i]`` (e.g. a learner's own view).
 
@@ -293,6 +299,7 @@ class TrafficVecEnv:
     def state_dict(self, i: int) -> dict[str, Any]:
         return self.game.to_dict(self.records[self._row(i)])
 
+    @exclusive
     def load_state_dict(self, i: int, state: dict[str, Any]) -> None:
         """Replace game ``i`` by ``state``; refresh its row of the last result."""
         i = self._row(i)
@@ -327,6 +334,7 @@ class TrafficVecEnv:
                             for f in fields(self._buf)},
                 "ready": self._ready, "np_random": copy.deepcopy(self.np_random)}
 
+    @exclusive
     def import_state(self, state: dict[str, Any]) -> None:
         """Take on :meth:`export_state`'s output (from this env, or a GPU env of the
         same game and size)."""
