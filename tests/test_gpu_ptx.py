@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("numba_cuda", reason="the [gpu] extra (numba-cuda) is not installed")
+pytestmark = pytest.mark.slow  # about a minute: PTX of 7 kernels x 4 games x 2 targets
 
 HERE = Path(__file__).resolve().parent
 GAMES = ("traffic_jam", "jamming_traffic", "jakarta_traffic", "toll_gate")

@@ -65,6 +65,7 @@ def run_trace(tmp_path: Path, case: str, device: str, simulate: bool) -> dict[st
         return dict(data)
 
 
+@pytest.mark.slow  # the simulator runs the rules as Python: 3-15 s a case
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_gpu_env_plays_the_same_games_as_the_cpu_env(tmp_path, case):
     game, options, max_cycles, steps, ends = CASES[case]

@@ -32,6 +32,7 @@ def test_play_digest_is_unchanged(name):
     )
 
 
+@pytest.mark.slow  # about 3 minutes: 13 configurations under the simulator
 def test_play_digests_of_the_gpu_env_equal_the_cpu_envs(tmp_path):
     """The GPU mode (``--device cuda``), run under numba-cuda's simulator at the tiny
     size, gives every configuration the digest the compiled CPU env gives it."""

@@ -194,3 +194,16 @@ def test_train_command_with_rllib_backend_prints_iterations_and_writes_a_checkpo
     assert summary["backend"] == "rllib" and summary["illegal_actions"] == 0
     assert summary["env_steps"] >= 100 and summary["config"]["num_env_runners"] == 2
     assert ray_local.is_initialized(), "a Ray the run joined is left running"
+
+
+def test_every_game_is_registered_with_rllib_by_name():
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    from trafficenvs.rllib import register_envs
+
+    names = register_envs()
+    assert "trafficenvs/traffic_jam-v1" in names and len(names) == 3
+    for name in names:
+        env = _global_registry.get(ENV_CREATOR, name)({"num_players": 2})
+        obs, _ = env.reset(seed=0)
+        assert obs and env.game.name == name.split("/")[1].rsplit("-v", 1)[0]

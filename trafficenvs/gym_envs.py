@@ -7,8 +7,8 @@ A Gymnasium user (one agent, the other seats played inside the env) writes::
     obs, info = env.reset(seed=0)
     mask = info["action_mask"]          # also env.unwrapped.action_masks()
 
-    venv = gymnasium.make_vec("trafficenvs/JammingTraffic-v1", num_envs=8,
-                              vectorization_mode="sync", opponents="random")
+    venv = gymnasium.make_vec("trafficenvs/JammingTraffic-v1", num_envs=4096,
+                              opponents="random")   # the numba batch (gym_vector.py)
 
 The env is :class:`~trafficenvs.agents.sb3_bridge.SingleGameEnv`: the learner's
 seat rotates from game to game, the opponents move inside ``step``, an illegal
@@ -44,22 +44,28 @@ def make_single_env(game: str, opponents: str | Sequence[str] | Any = "random",
     objects; each new game draws one of them for all the other seats. ``seed`` seeds
     the opponents' own generators (the games are seeded by ``reset(seed=...)``).
     """
-    from trafficenvs.agents.commands import split_agent_specs
     from trafficenvs.agents.sb3_bridge import SingleGameEnv
-    from trafficenvs.agents.zoo import make_agent
     from trafficenvs.registry import make_game
 
     g = make_game(game, num_players=num_players, **options)
+    return SingleGameEnv(game, opponent_policies(opponents, g, seed), max_cycles=max_cycles,
+                         num_players=num_players, **options)
+
+
+def opponent_policies(opponents: str | Sequence[str] | Any, game: Any, seed: int) -> list[Any]:
+    """``opponents`` (specs as on the command line, a list of them, or policy objects)
+    as policies for ``game``, each seeded from ``seed``."""
+    from trafficenvs.agents.commands import split_agent_specs
+    from trafficenvs.agents.zoo import make_agent
+
     if isinstance(opponents, str):
         opponents = split_agent_specs(opponents)
         if not opponents:
             raise ValueError("opponents: name at least one agent (e.g. 'random' or 'greedy')")
     if not isinstance(opponents, Sequence) or hasattr(opponents, "act"):
         opponents = [opponents]
-    pols = [make_agent(o, g, seed=seed + 1000 * k) if isinstance(o, str) else o
+    return [make_agent(o, game, seed=seed + 1000 * k) if isinstance(o, str) else o
             for k, o in enumerate(opponents)]
-    return SingleGameEnv(game, pols, max_cycles=max_cycles, num_players=num_players,
-                         **options)
 
 
 def register_gymnasium() -> list[str]:
@@ -70,7 +76,11 @@ def register_gymnasium() -> list[str]:
     for spec in specs():
         env_id = gymnasium_id(spec)
         if env_id not in gymnasium.registry:
+            # max_episode_steps: the learner's decisions in one game, at most the game's
+            # default move limit per seat (the env cuts the game there itself)
             gymnasium.register(id=env_id, entry_point="trafficenvs.gym_envs:make_single_env",
+                               vector_entry_point="trafficenvs.gym_vector:make_vector_env",
+                               max_episode_steps=spec.load().default_max_cycles,
                                kwargs={"game": spec.name}, disable_env_checker=False)
         ids.append(env_id)
     return ids

@@ -36,7 +36,10 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="e.g. traffic_jam")
     p.add_argument("--players", type=positive_int, default=d.players, help="seats per game")
     p.add_argument("--timesteps", type=nonneg_int, default=d.timesteps,
-                   help="learner decisions of PPO (0: only distil the --teacher)")
+                   help="how long to train. sb3 backend: the learner's decisions (its "
+                        "moves; the opponents' moves are not counted; 0: only distil the "
+                        "--teacher). rllib backend: env steps, every seat's moves counted "
+                        "(so a 2-player run takes about half as many learner decisions)")
     p.add_argument("--opponents", default=d.opponents,
                    help="comma list of random, greedy, self, ppo:PATH, flatmc[:...], "
                         "mcts[:...] (equal shares of games)")

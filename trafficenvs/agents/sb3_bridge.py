@@ -109,8 +109,24 @@ def as_pool(opponents: OpponentPool | Policy | Sequence[Policy]) -> OpponentPool
     return pool
 
 
+def set_torch_threads(n: int) -> None:
+    """Set torch's intra-op threads to ``n`` (why: see :class:`SelfPlayVecEnv`)."""
+    import torch
+
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"torch_threads must be an int >= 1 or None, got {n!r}")
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+
+
 class SelfPlayVecEnv(VecEnv):
-    """SB3 ``VecEnv``: ``num_envs`` games, the learner in one seat of each (see module)."""
+    """SB3 ``VecEnv``: ``num_envs`` games, the learner in one seat of each (see module).
+
+    ``torch_threads`` (default 1): torch's thread count is set to it, for the whole
+    process, when the env is made. Measured: with torch's default (one thread per
+    core) the opponents' and the learner's small networks ran 12-54x slower than on one
+    thread, their threads fighting numba's for the cores. ``None`` leaves torch as it is.
+    """
 
     def __init__(
         self,
@@ -121,8 +137,11 @@ class SelfPlayVecEnv(VecEnv):
         max_cycles: int | None = None,
         potential: float = 0.0,
         potential_gamma: float = 1.0,
+        torch_threads: int | None = 1,
         **options: Any,
     ):
+        if torch_threads is not None:
+            set_torch_threads(torch_threads)
         self.venv = make_vec(env_id, num_envs=num_envs, max_cycles=max_cycles, **options)
         self.game = self.venv.game
         self.pool = as_pool(opponents)
@@ -378,8 +397,9 @@ class SingleGameEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, env_id: str, opponents: OpponentPool | Policy | Sequence[Policy],
-                 max_cycles: int | None = None, **options: Any):
-        self.vec = SelfPlayVecEnv(env_id, 1, opponents, max_cycles=max_cycles, **options)
+                 max_cycles: int | None = None, torch_threads: int | None = 1, **options: Any):
+        self.vec = SelfPlayVecEnv(env_id, 1, opponents, max_cycles=max_cycles,
+                                  torch_threads=torch_threads, **options)
         self.observation_space = self.vec.observation_space
         self.action_space = self.vec.action_space
         self._obs: np.ndarray | None = None

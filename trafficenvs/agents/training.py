@@ -247,7 +247,8 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     if not 0.0 < cfg.potential_until <= 1.0:
         raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
     env = SelfPlayVecEnv(name, cfg.num_envs, pool, seed=cfg.seed, num_players=cfg.players,
-                         potential=cfg.potential, potential_gamma=cfg.gamma, **options)
+                         potential=cfg.potential, potential_gamma=cfg.gamma,
+                         torch_threads=cfg.torch_threads, **options)
 
     tb = cfg.tensorboard
     if tb:
@@ -271,7 +272,12 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
 
         # the weights only (SB3's set_parameters reads them the same way, but a path
         # goes through the checks of a regular file of a checkpoint's size first)
-        model.set_parameters(load_parameters(cfg.init), exact_match=True, device="cpu")
+        try:
+            model.set_parameters(load_parameters(cfg.init), exact_match=True, device="cpu")
+        except RuntimeError as err:  # torch's size mismatch: another network or game
+            raise ValueError(f"--init {cfg.init}: its network does not fit this one "
+                             f"(another --net, --arch, game or player count?): "
+                             f"{str(err).splitlines()[0][:200]}") from None
     history: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against

@@ -36,7 +36,14 @@ from typing import Any
 
 import numpy as np
 
-GAMES = ("traffic_jam", "jamming_traffic", "jakarta_traffic")
+
+def games() -> list[str]:
+    """Every game of the package (its specs; the template game is not among them)."""
+    from trafficenvs.core.spec import specs
+
+    return [s.name for s in specs()]
+
+
 BATCHES = tuple(2**k for k in range(12, 23))
 TINY_BATCHES = (4, 8)
 REPO = Path(__file__).resolve().parents[2]
@@ -82,7 +89,7 @@ def exactness(device: str, tiny: bool) -> dict[str, Any]:
         from trafficenvs.testing import play_trace
 
         out = {"method": "random-play traces (tests/ not found)", "configs": {}}
-        for game in GAMES:
+        for game in games():
             kw = {"num_envs": 4 if tiny else 64, "steps": 40 if tiny else 300}
             a = play_trace(game, device="cpu", **kw)
             b = play_trace(game, device=device, **kw)
@@ -276,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tiny", action="store_true",
                    help="tiny sizes (the simulator's CI run): checks the script, not speed")
     p.add_argument("--seconds", type=float, default=None, help="length of each timed run")
-    p.add_argument("games", nargs="*", default=list(GAMES), help="games (default: all three)")
+    p.add_argument("games", nargs="*", default=None, help="games (default: all)")
     p.add_argument("--max-batch", type=int, default=2**22)
     p.add_argument("--skip", nargs="*", default=[], choices=["exact", "pgx", "bandwidth"])
     p.add_argument("--out", type=Path, default=None, help="JSON path (default "
@@ -299,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
         result["exactness"] = exactness(a.device, a.tiny)
     result["bandwidth"] = ({"copy_gib_per_s": 0.0} if "bandwidth" in a.skip
                            else copy_bandwidth(a.device, 1 if a.tiny else 1024))
-    result["games"] = {g: throughput(g, batches, a.device, seconds) for g in a.games}
+    result["games"] = {g: throughput(g, batches, a.device, seconds)
+                       for g in (a.games or games())}
     shares(result)
     if "pgx" not in a.skip:
         _log("pgx connect four")

@@ -35,7 +35,7 @@ from trafficenvs.core import cuda_drivers, driver
 from trafficenvs.core.game import Game
 from trafficenvs.core.guard import ThreadGuard, exclusive
 from trafficenvs.core.records import as_kernel_array
-from trafficenvs.core.vector import VecStep
+from trafficenvs.core.vector import VecStep, check_fits
 
 _FIELDS = tuple(f.name for f in fields(VecStep))
 
@@ -111,6 +111,8 @@ class CudaVecEnv:
         n = num_envs
         z = np.zeros
         with self._gpu:
+            free = float(cu.current_context().get_memory_info()[0])
+            check_fits(game, n, free, f"{self.device}'s free memory")
             dev = self._to_device
             self._cfg = dev(game.cfg)
             #: the games' records, in GPU memory (a numba device array); after writing

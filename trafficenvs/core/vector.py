@@ -23,6 +23,7 @@ yourself, so the observations and masks follow.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -97,6 +98,31 @@ def to_numpy(x: Any) -> np.ndarray:
     return as_kernel_array(h) if h.dtype.names is not None else h
 
 
+def env_bytes(game: Game, num_envs: int) -> int:
+    """Bytes of a vectorised env's arrays: two records (the games and the final ones),
+    two observation rows, a mask row and the small per-game fields, per game."""
+    per = (2 * np.dtype(game.record_dtype).itemsize
+           + 2 * game.obs_dim * np.dtype(game.obs_dtype).itemsize
+           + game.num_actions + 4 * game.num_players + 40)
+    return per * num_envs
+
+
+def check_fits(game: Game, num_envs: int, available: float, where: str) -> None:
+    """A ``ValueError`` before allocating, when ``num_envs`` games need more than
+    ``available`` bytes (``where``: the memory's name)."""
+    need = env_bytes(game, num_envs)
+    if need > available:
+        raise ValueError(f"num_envs={num_envs} needs {need / 2**30:.1f} GiB for the env's "
+                         f"arrays; {where} has {available / 2**30:.1f} GiB")
+
+
+def _physical_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return float("inf")
+
+
 class TrafficVecEnv:
     """``num_envs`` games of one configuration, stepped by compiled batched drivers.
 
@@ -125,6 +151,7 @@ class TrafficVecEnv:
         if max_cycles is None:
             max_cycles = game.default_max_cycles
         max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
+        check_fits(game, num_envs, _physical_memory(), "this machine's memory")
         self.num_envs = num_envs
         self.num_players = game.num_players
         self.num_actions = game.num_actions

@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from trafficenvs.core.files import option_bool, option_int
 from trafficenvs.core.game import Game
 from trafficenvs.jakarta_traffic import kernels as K
-from trafficenvs.jakarta_traffic.layout import action_layout, obs_layout
+from trafficenvs.jakarta_traffic.layout import MAX_ROUNDS, action_layout, obs_layout
 from trafficenvs.jakarta_traffic.spec import SPEC
 from trafficenvs.jakarta_traffic.state import state_from_dict, state_to_dict
 from trafficenvs.jakarta_traffic.tiles import TileSet, TileSpec, check_tiles_fit, fill_cfg
@@ -48,12 +49,9 @@ class JakartaTrafficGame(Game):
         self.tiles_spec = tiles
         self.tiles: TileSet = _load_tiles(tiles)
         check_tiles_fit(self.tiles, self.num_players)
-        self.shaping = bool(shaping)
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) or (
-            max_rounds < 0
-        ):
-            raise ValueError(f"max_rounds must be an int >= 0 (0: no cap), got {max_rounds!r}")
-        self.max_rounds = int(max_rounds)
+        self.shaping = option_bool(shaping, "shaping")
+        #: 0: no cap (MAX_ROUNDS bounds it: the record's int32 round counter never wraps)
+        self.max_rounds = option_int(max_rounds, "max_rounds (0: no cap)", 0, MAX_ROUNDS)
         self.obs_layout = obs_layout(self.num_players, self.max_rounds)
         self.action_layout = action_layout()
         self.num_actions = self.action_layout.size

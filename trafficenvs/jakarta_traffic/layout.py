@@ -32,6 +32,9 @@ SIDE = 5  # K2: the board is SIDE x SIDE cells
 NCELLS = SIDE * SIDE
 MAX_TILES = 64  # K2: tiles of a tile set (a cfg array size; ``seen`` bit sets are int64)
 MAX_PATTERNS = 8  # K2: patterns of a tile set
+#: the largest max_rounds option and round of a state dict (the int32 round counter,
+#: advanced once a round, never wraps; a game is cut off by the move limit long before)
+MAX_ROUNDS = 1_000_000
 NTYPES = 5  # order types (Bakso .. Bapak)
 NADDR = 5  # delivery addresses, one building each
 NSLOTS = 5  # K8: order slots = address slots = star piles

@@ -33,7 +33,7 @@ from trafficenvs.core.statedict import (
     read_list,
 )
 from trafficenvs.jakarta_traffic import kernels as K
-from trafficenvs.jakarta_traffic.layout import MAX_STARS
+from trafficenvs.jakarta_traffic.layout import MAX_ROUNDS, MAX_STARS
 from trafficenvs.jakarta_traffic.tiles import Tile
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ def state_from_dict(game: JakartaTrafficGame, state: dict[str, Any]) -> np.ndarr
     r = recs[0]
     game.load_rng(r, state)
     r["moves"] = st.int("moves", 0, INT32_MAX, default=0)
-    r["round"] = st.int("round", 0, INT32_MAX)
+    r["round"] = st.int("round", 0, MAX_ROUNDS)  # (one more round must not wrap the int32)
     r["cur"] = cur = st.int("to_move", 0, n - 1)
     if not isinstance(st.raw("phase"), str):
         raise StateDictTypeError(f"state dict: phase must be one of {list(K.PHASES)}, "

@@ -22,13 +22,13 @@ physical edge ``e`` is the pattern's end at edge ``(e - r) % 4``.
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from trafficenvs.core.files import read_json
 from trafficenvs.jakarta_traffic.layout import (
     ADDRESSES,
     BUILDING,
@@ -146,13 +146,7 @@ def load_tiles(spec: TileSpec = None) -> TileSet:
     if spec is None:
         spec = DEFAULT_TILES
     if isinstance(spec, (str, Path)):
-        path = Path(spec)
-        if not path.exists():
-            raise FileNotFoundError(f"tile set file not found: {path}")
-        try:
-            spec = json.loads(path.read_text())
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}: not valid JSON ({err})") from None
+        spec = read_json(Path(spec), "tile set file")
     if not isinstance(spec, dict) or set(spec) != {"patterns", "tiles"}:
         raise ValueError("a tile set is a dict with the keys 'patterns' and 'tiles'")
     pats = spec["patterns"]
@@ -181,6 +175,9 @@ def load_tiles(spec: TileSpec = None) -> TileSet:
         count = row.get("count", 1)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"{where}: count must be a non-negative int, got {count!r}")
+        if len(tiles) + count > MAX_TILES:  # checked before the list is built
+            raise ValueError(f"a tile set holds at most {MAX_TILES} tiles, got "
+                             f"{len(tiles) + count} by {where}")
         addr = -1
         if kind == BUILDING:
             if row.get("address") not in ADDRESSES:

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from trafficenvs.core.files import OptionTypeError, option_bool, option_int
 from trafficenvs.core.game import Game
 from trafficenvs.jamming_traffic import kernels as K
 from trafficenvs.jamming_traffic import state as S
-from trafficenvs.jamming_traffic.layout import action_layout, obs_layout
+from trafficenvs.jamming_traffic.layout import MAX_TURNS, action_layout, obs_layout
 from trafficenvs.jamming_traffic.maps import Map, MapSpec, load_map
 from trafficenvs.jamming_traffic.spec import SPEC
 from trafficenvs.jamming_traffic.state import (
@@ -74,20 +75,22 @@ class JammingTrafficGame(Game):
             raise ValueError(f"map {m.name!r} has {T} towns: too few for {N} players "
                              "(each needs its own home town)")
         if homes is not None:
-            homes = [int(h) for h in homes]
+            if isinstance(homes, (str, bytes)) or not hasattr(homes, "__iter__"):
+                raise OptionTypeError(f"homes must be a list of {N} towns, got {homes!r}")
+            homes = [option_int(h, "homes[i]", 0, T - 1) for h in homes]
             if len(homes) != N or len(set(homes)) != N or not all(0 <= h < T for h in homes):
                 raise ValueError(f"homes must be {N} distinct towns in 0..{T - 1}, got {homes}")
         self.homes = homes
+        if isinstance(faces, (str, bytes)) or not hasattr(faces, "__iter__"):
+            raise OptionTypeError(f"faces must be a list of die faces, got {faces!r}")
         faces = list(faces)
         if not 1 <= len(faces) <= K.MAX_FACES:
             raise ValueError(f"a die has 1 to {K.MAX_FACES} faces, got {len(faces)}")
         self.faces = [face_value(f) for f in faces]
-        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
-            raise ValueError(f"max_turns must be a positive int or None, got {max_turns!r}")
+        if max_turns is not None:
+            max_turns = option_int(max_turns, "max_turns (or None)", 1, MAX_TURNS)
         self.max_turns = max_turns
-        if not isinstance(shaping, (bool, np.bool_)):
-            raise ValueError(f"shaping must be True or False, got {shaping!r}")
-        self.shaping = bool(shaping)
+        self.shaping = option_bool(shaping, "shaping")
 
         cfg = np.zeros(1, K.CFG_DTYPE)
         c = cfg[0]

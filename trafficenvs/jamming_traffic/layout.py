@@ -30,6 +30,7 @@ MAX_ROADS = 64  # roads of a map (road sets are uint64; 2 * 64 half-edges)
 MAX_DEGREE = 8  # roads at one town (a road end's moves fit one 8-byte mask word)
 MAX_MOVES = 1024  # move actions: the sum over towns of (roads at the town)^2
 MAX_FACES = 12  # faces of a die (J4)
+MAX_TURNS = 1_000_000  # the largest max_turns option (the int32 turn counter never wraps)
 QLEN = 5  # queue places of a road: 3 cars, 4 on a held road, 5 for an instant (J8)
 #: a chain that has not repeated its configuration after this many pushes is
 #: treated as repeated (never reached on the shipped maps; see the rules page)

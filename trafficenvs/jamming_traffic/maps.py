@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 # the kernel limits (record and config sizes are fixed for every map), from their one copy
+from trafficenvs.core.files import read_json
 from trafficenvs.jamming_traffic.layout import MAX_DEGREE, MAX_ROADS, MAX_TOWNS
 
 DATA = Path(__file__).with_name("data")
@@ -245,11 +246,7 @@ def load_map(spec: MapSpec) -> Map:
             if not path.is_file():
                 raise ValueError(f"no map named {spec!r}: shipped maps are {list(SHIPPED)}, "
                                  "or give the path of a JSON map file")
-        try:
-            d = json.loads(path.read_text())
-        except json.JSONDecodeError as e:
-            raise ValueError(f"map file {path}: not valid JSON ({e})") from None
-        return from_dict(d, default_name=path.stem)
+        return from_dict(read_json(path, "map file"), default_name=path.stem)
     raise TypeError(f"map must be a name, a path, a dict or a Map, got {type(spec).__name__}")
 
 

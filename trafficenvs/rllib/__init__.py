@@ -16,6 +16,7 @@ from typing import Any
 _EXPORTS = {
     "TrafficMultiAgentEnv": "env",
     "env_config": "env",
+    "register_envs": "env",
     "MaskedPPOTorchRLModule": "modules",
     "PolicyRLModule": "modules",
     "masked_logits": "modules",

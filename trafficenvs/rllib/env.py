@@ -190,3 +190,24 @@ def sample_summaries(env_runner: Any, num_episodes: int = 3) -> tuple[list[dict]
         })
     illegal = sum(e.unwrapped.illegal_actions for e in env_runner.env.envs)
     return out, illegal
+
+
+def register_envs() -> list[str]:
+    """Register every game with RLlib by name, as RLlib users expect
+    (``config.environment("trafficenvs/traffic_jam-v1", env_config=env_config(...))``);
+    the names, the PettingZoo ids ``trafficenvs/<game>-v<version>``. The game is set
+    by the name; ``env_config`` gives the players, the move limit and the options."""
+    from ray.tune.registry import register_env
+
+    from trafficenvs.core.spec import specs
+
+    names = []
+    for spec in specs():
+        name = f"trafficenvs/{spec.env_id}"
+
+        def create(config: Any, game: str = spec.name) -> TrafficMultiAgentEnv:
+            return TrafficMultiAgentEnv({**dict(config or {}), "game": game})
+
+        register_env(name, create)
+        names.append(name)
+    return names

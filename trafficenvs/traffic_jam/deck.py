@@ -13,13 +13,14 @@ action and observation layouts are stable for a given deck.
 from __future__ import annotations
 
 import csv
-import json
+import io
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trafficenvs.core.files import read_json, read_text
 from trafficenvs.traffic_jam.kernels import (
     CONDITIONS,
     MAX_CARDS,
@@ -92,9 +93,11 @@ def _parse_row(row: Any, where: str) -> Card:
         raise ValueError(f"{where}: type must be one of {TYPES}, got {typ!r}")
     if cond not in CONDITIONS:
         raise ValueError(f"{where}: condition must be one of {CONDITIONS}, got {cond!r}")
+    if isinstance(joy, bool):
+        raise ValueError(f"{where}: joy must be an integer, got {joy!r}")
     try:
         j = int(joy)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{where}: joy must be an integer, got {joy!r}") from None
     if isinstance(joy, float) and joy != j or not 0 <= j <= 100:
         raise ValueError(f"{where}: joy must be an integer from 0 to 100, got {joy!r}")
@@ -103,18 +106,19 @@ def _parse_row(row: Any, where: str) -> Card:
 
 def _read_rows(spec: str | Path) -> list[Any]:
     path = Path(spec)
-    if not path.exists():
-        raise FileNotFoundError(f"deck file not found: {path}")
     if path.suffix.lower() == ".json":
-        data = json.loads(path.read_text())
+        data = read_json(path, "deck file")
         if not isinstance(data, list):
             raise ValueError(f"{path}: a JSON deck is a list of cards")
         return data
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
+    text = read_text(path, "deck file")
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         if reader.fieldnames is None or tuple(reader.fieldnames) != FIELDS:
             raise ValueError(f"{path}: a CSV deck has the header {','.join(FIELDS)}")
         return list(reader)
+    except csv.Error as err:
+        raise ValueError(f"deck file {path}: not a readable CSV ({err})") from None
 
 
 def load_deck(spec: DeckSpec = None) -> Deck:

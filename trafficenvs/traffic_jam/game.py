@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from trafficenvs.core.files import option_bool
 from trafficenvs.core.game import Game
 from trafficenvs.core.statedict import StateDictError, fail, read_bool, read_dict, read_list
 from trafficenvs.traffic_jam import kernels as K
@@ -62,7 +63,7 @@ class TrafficJamGame(Game):
         self.num_players = self.check_num_players(num_players)
         self.deck: Deck = load_deck(deck)
         check_deck_fits(self.deck, self.num_players)
-        self.shaping = bool(shaping)
+        self.shaping = option_bool(shaping, "shaping")
         self.num_kinds = len(self.deck.kinds)
         self.obs_layout = obs_layout(self.num_players, self.deck.kinds, self.deck.counts)
         self.action_layout = action_layout(self.num_kinds)
