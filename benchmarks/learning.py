@@ -1,6 +1,6 @@
 """Learning curves at equal budget: MaskablePPO on one observation version of every game.
 
-The proof of the v1 observations (issue 13): the same ``trafficenvs train`` run (same
+The proof of the v1 observations: the same ``trafficenvs train`` run (same
 budget, opponents, network, seeds) on each game, evaluated against random and greedy
 every ``--eval-every`` learner steps. Run it once per observation version and plot::
 

@@ -1,4 +1,4 @@
-"""The search agents against the greedy players: the tables of issue 14.
+"""The search agents against the greedy players: the tables of docs/search.md.
 
 Each entry is one arena of a search agent against the game's greedy player (seats
 rotated; at 3 and 4 players every mix of the two agents over the seats), seed 1, on

@@ -1,4 +1,4 @@
-"""Where a model gives up value against a search agent: the diagnosis of issue 15.
+"""Where a model gives up value against a search agent (why a learned player trails).
 
 The model (argmax of a MaskablePPO checkpoint) plays the game's greedy player, seats
 rotated. At each of the model's decisions with two or more legal moves, a flat Monte

@@ -1,6 +1,6 @@
 """Where the cores pay in training: torch threads and env (numba) threads of ``trafficenvs train``.
 
-Issue 15 asks to "use torch on all cores it pays to, the env on one numba thread
+The question: "use torch on all cores it pays to, the env on one numba thread
 (measure both)". This script trains the shipped recipe's network (256x256, 256 games,
 ``n_steps=32``, minibatch 2048, 4 epochs) against the greedy player for a fixed number of
 learner steps, once per combination of torch threads and env threads, and reports

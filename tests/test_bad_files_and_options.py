@@ -140,3 +140,18 @@ def test_a_jakarta_round_counter_that_would_wrap_is_refused():
 def test_a_vectorised_env_too_large_for_memory_is_refused_before_allocating():
     with pytest.raises(ValueError, match="GiB"):
         trafficenvs.make_vec("jamming_traffic", num_envs=3 * 10**8)
+
+
+def test_names_that_cannot_be_printed_are_refused(tmp_path):
+    from trafficenvs.jamming_traffic.maps import from_dict, load_map
+
+    good = load_map("small").to_dict() if hasattr(load_map("small"), "to_dict") else None
+    if good is None:
+        pytest.skip("maps have no dict form here")
+    for bad in ("caf\ud800", "a\nb", "x" * 500, 7):
+        with pytest.raises(ValueError, match="name"):
+            from_dict(dict(good, name=bad))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(dict(good, name="caf\ud800")))  # JSON's \\ud800 escape
+    with pytest.raises(ValueError, match="not printable"):
+        trafficenvs.make_game("jamming_traffic", map=str(path))

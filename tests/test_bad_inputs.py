@@ -1,4 +1,4 @@
-"""No input crashes the process (issue 18): bad arguments to the public entries raise
+"""No input crashes the process: bad arguments to the public entries raise
 a clean ``TypeError``/``ValueError`` that names the argument, before compiled code runs.
 
 The attempts run in a subprocess per game (a segfault or an abort must fail a test,
@@ -295,7 +295,7 @@ def test_bad_inputs_raise_clean_errors_naming_the_argument(game):
     assert not bad, f"{game}: {len(bad)} of {len(results)} attempts failed:\n" + "\n".join(bad)
 
 
-# -- the AEC fixes (issue 18 item 4) -------------------------------------------------
+# -- the AEC fixes -------------------------------------------------
 def _legal(env) -> set[int]:
     return set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist())
 

@@ -1,7 +1,7 @@
-"""No broken state is accepted (issue 18, item 2): Jamming Traffic and Traffic Jam.
+"""No broken state is accepted: Jamming Traffic and Traffic Jam.
 
-A state dict is refused when its position cannot arise in play (the rulebooks in
-``/work/shared/seeds/``, RULINGS J1-J9 and T1-T6), with a ``ValueError`` naming the
+A state dict is refused when its position cannot arise in play (the rules
+pages, J1-J9 and T1-T6), with a ``ValueError`` naming the
 key; a value of the wrong type is a ``TypeError`` (also a ``ValueError``) naming the
 key, never coerced. The crafted positions start from real ones (random play) and
 change one thing. Every position random play reaches, with every option set, still

@@ -1,7 +1,7 @@
-"""No broken state is accepted (issue 18, item 2): Jakarta Traffic.
+"""No broken state is accepted: Jakarta Traffic.
 
-A state dict is refused when its position cannot arise in play (the rulebook
-``/work/shared/seeds/002*`` and RULINGS K1-K9), with a ``ValueError`` naming the key;
+A state dict is refused when its position cannot arise in play (the rules page,
+K1-K9), with a ``ValueError`` naming the key;
 a value of the wrong type is a ``TypeError`` (also a ``ValueError``) naming the key,
 never coerced; a huge int is named, never a raw ``OverflowError``. The crafted
 positions start from real ones (random play) and change one thing. Every position

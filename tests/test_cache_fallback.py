@@ -1,4 +1,4 @@
-"""The numba cache never blocks import (issue 18, item 3).
+"""The numba cache never blocks import, and is never a folder someone else controls.
 
 Each case runs in a subprocess that imports the package, plays a few steps of every
 game and reports the warnings it saw: a cache directory that cannot be written (a

@@ -1,4 +1,4 @@
-"""Jakarta Traffic's v1 observation (issue 13): exact bounds, what a player at the table
+"""Jakarta Traffic's v1 observation: exact bounds, what a player at the table
 sees and nothing else, and the derived drive features, each held against a plain-Python
 reading of the state dict.
 
@@ -488,7 +488,7 @@ def _twins(g, a, b, seat=0):
 
 
 def test_order_slots_with_equal_pays_and_addresses_are_told_apart():
-    """Issue 13's gap: the two lowest order slots both want the lowest address slot and
+    """The v0 observation's gap: the two lowest order slots both want the lowest address slot and
     both pay 3. Swapping their orders changes nothing v0 showed, but after the next
     delivery they move differently; v1 shows each type's slot."""
     g = game(2)

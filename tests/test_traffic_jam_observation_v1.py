@@ -1,4 +1,4 @@
-"""Traffic Jam's v1 observation (issue 13): exact bounds, what a seat sees and what it
+"""Traffic Jam's v1 observation: exact bounds, what a seat sees and what it
 cannot, and the derived features against plain-Python references.
 
 Ruling T6 (every victory pile, the roads, the discard pile, the deck size, the stage,

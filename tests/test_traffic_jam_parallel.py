@@ -1,4 +1,4 @@
-"""Traffic Jam's parallel env (issue 17, item 2): every seat's choice of a stage in one step.
+"""Traffic Jam's parallel env: every seat's choice of a stage in one step.
 
 What is checked: PettingZoo's ``parallel_api_test`` for every player count and option set;
 the native parallel env, ``aec_to_parallel`` of the AEC env and the AEC env itself play the

@@ -3,7 +3,7 @@ points each move at the cells it leads to.
 
 Why: with the flat network (:data:`~trafficenvs.agents.ppo.DEFAULT_POLICY_KWARGS`)
 distilling the greedy player taught the student only 4-10% of its honks and 0.56 of
-all its moves (issue 15), and PPO from there reached 0.03-0.06 against it. A honk is
+all its moves, and PPO from there reached 0.03-0.06 against it. A honk is
 one of about a hundred legal actions, and what makes it good is where my drives end
 after it: a fact of the maze that a flat layer cannot trace. The network here gets it
 as data and keeps the structure of the decision:

@@ -1,6 +1,6 @@
 """A learner with the greedy player's move as a prior: ``--prior-beta`` of ``train``.
 
-Why (issue 15, Jakarta Traffic): the plan network trained by PPO wins about 0.52
+Why (Jakarta Traffic): the plan network trained by PPO wins about 0.52
 against the greedy player, and greedy against itself 0.5, but the two are right in
 different places. Played together, the network's move where it is confident and
 greedy's otherwise, they won 0.58-0.61 in 1000-game arenas for ``beta`` 3-8 (0.54 with

@@ -1,7 +1,7 @@
 """Batched drivers: one compiled loop per verb sequence, written once for every game.
 
 Each ``prange`` iteration touches only its own record and its own rows of the
-output buffers, which the caller allocates once (DESIGN layer 2). The same
+output buffers, which the caller allocates once (no allocation per step). The same
 functions drive a batch of one for the AEC adapter (the ``single_*`` variants skip
 the thread pool, whose start-up costs more than one game's step).
 
@@ -338,8 +338,8 @@ RNG_DTYPE = np.dtype([("rng_key", np.uint64), ("rng_ctr", np.uint64)])
 
 
 # -- argument checks: the compiled loops trust their inputs, so the public entries
-#    check them first (DESIGN: "every public entry checks shapes, dtypes and ranges
-#    before compiled code runs"). Errors name the argument, what was expected and what
+#    check them first (every public entry checks shapes, dtypes and ranges before
+#    compiled code runs). Errors name the argument, what was expected and what
 #    was given. The checks read only attributes (shape, dtype, flags) where they can:
 #    a pass over the data costs microseconds, which is a noticeable share of a small
 #    batch's step.

@@ -62,6 +62,21 @@ class OptionTypeError(TypeError, ValueError):
     bad option value is)."""
 
 
+def option_name(value: Any, where: str, max_len: int = 64) -> str:
+    """A name from a user's file or dict: a string of printable text (no lone
+    surrogates, which no terminal or file can print), at most ``max_len`` characters."""
+    if not isinstance(value, str):
+        raise OptionTypeError(f"{where}: a name must be a string, got {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{where}: the name {value!r} is not printable text") from None
+    if not value.isprintable() or len(value) > max_len:
+        raise ValueError(f"{where}: a name is printable text of at most {max_len} "
+                         f"characters, got {value!r}")
+    return value
+
+
 def option_bool(value: Any, name: str) -> bool:
     """A game option that is ``True`` or ``False`` (numpy's bool too; 0, 1 and strings
     are refused: ``shaping="no"`` must not mean True)."""
@@ -84,5 +99,5 @@ def option_int(value: Any, name: str, lo: int, hi: int) -> int:
     return int(value)
 
 
-__all__ = ["MAX_FILE_BYTES", "OptionTypeError", "option_bool", "option_int", "read_json",
-           "read_text"]
+__all__ = ["MAX_FILE_BYTES", "OptionTypeError", "option_bool", "option_int", "option_name",
+           "read_json", "read_text"]

@@ -5,7 +5,7 @@ the samplers, the greedy players' kernels) is a kernel. Two options differ from 
 plain ``@njit``:
 
 - ``cache=True``: compiled once per machine, loaded from numba's cache after;
-- no NRT (numba's reference-counted memory): a kernel never allocates (DESIGN: no
+- no NRT (numba's reference-counted memory): a kernel never allocates (no
   allocation per step) and never keeps an array past its call, so counting the
   references of the views it takes (``obs[i]``, ``mask[i]``, a record's field) buys
   nothing. With NRT each such view costs a call and an atomic add and subtract on

@@ -17,8 +17,10 @@ benchmark's default configurations.
 
 The games of this package are found by looking for ``trafficenvs/<pkg>/spec.py``;
 a game that lives elsewhere (a user's, or the template game of the tests) joins
-with ``trafficenvs.register_game``. Names in a spec are ``"module:attribute"`` strings so that
-reading the table imports nothing heavy; :meth:`GameSpec.load` imports the game.
+with ``trafficenvs.register_game``. Names in a spec are ``"module:attribute"`` strings, and
+:meth:`GameSpec.load` imports the game and registers its kernels. (Reading a spec does
+import its game's package, whose ``__init__`` imports the game's modules: compiling
+is lazy, so that costs imports, not compilation.)
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Jakarta Traffic read as a route planner reads it: the features of the ``plan`` network.
 
 A flat network over the observation learned only 4-10% of the greedy player's honks
-(issue 15): a honk's worth is where *my drives* end once that tile is turned or
-swapped, which takes tracing paths through the changed tile, and a cell's worth
-depends on how many turns the next stops are from it. Both are what a person at the
+(the learned player's weak spot): a honk's worth is where *my drives* end once that
+tile is turned or swapped, which takes tracing paths through the changed tile, and a
+cell's worth depends on how many turns the next stops are from it. Both are what a person at the
 table works out by following the streets with a finger; this module works them out
 from the observation alone (the greedy player's maze reader, ``greedy_observe.py`` and
 ``greedy_maze.py``), for :mod:`trafficenvs.agents.plan_policy`:

@@ -2,18 +2,16 @@
 
 The format is documented on the rules page (docs/rules/jakarta_traffic.md, "State
 dict"). :class:`~trafficenvs.jakarta_traffic.game.JakartaTrafficGame`'s ``to_dict``
-and ``from_dict`` delegate here. Reading refuses, naming the offending path, anything
-of the wrong type (``StateDictTypeError``: a ``TypeError`` and a ``ValueError``; no
+and ``from_dict`` delegate here. Reading refuses, naming the offending path, anything of
+the wrong type (``StateDictTypeError``: a ``TypeError`` and a ``ValueError``; no
 coercion, ``1.5`` is not an int, ``False`` not a list) and every position that cannot
-arise in play (``StateDictError``, a ``ValueError``; rulings K1-K9 and the rulebook,
-``/work/shared/seeds/002*``): tiles, order tokens, star tokens and the order board
-conserved; energy and bubbles 0-3; at most 5 stars a seat; buildings never side by
-side; the round within ``max_rounds``; the marker never under a moped; whose turn,
-the phase, the turn's start, the dice and the end trigger as play leaves them (see
-:func:`_check_turn`). The kernels trust the record, so every value they use as an
-index (cells, rotations, tile ids, order types, phases, seats) is range-checked here
-before any compiled code runs on it.
-"""
+arise in play (``StateDictError``, a ``ValueError``; K1-K9 of the rules page): tiles,
+order tokens, star tokens and the order board conserved; energy and bubbles 0-3; at most
+5 stars a seat; buildings never side by side; the round within ``max_rounds``; the
+marker never under a moped; whose turn, the phase, the turn's start, the dice and the
+end trigger as play leaves them (see :func:`_check_turn`). The kernels trust the record,
+so every value they use as an index (cells, rotations, tile ids, order types, phases,
+seats) is range-checked here before any compiled code runs on it."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.core.files import read_json
+from trafficenvs.core.files import option_name, read_json
 from trafficenvs.jakarta_traffic.layout import (
     ADDRESSES,
     BUILDING,
@@ -118,6 +118,8 @@ class TileSet:
 
 def _parse_pattern(name: Any, links: Any) -> Pattern:
     where = f"pattern {name!r}"
+    if isinstance(name, str):
+        option_name(name, where)
     if not isinstance(name, str) or not name or " " in name:
         raise ValueError(f"{where}: a pattern name is a non-empty word")
     if not isinstance(links, dict) or set(links) != set(EDGES):

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 # the kernel limits (record and config sizes are fixed for every map), from their one copy
-from trafficenvs.core.files import read_json
+from trafficenvs.core.files import option_name, read_json
 from trafficenvs.jamming_traffic.layout import MAX_DEGREE, MAX_ROADS, MAX_TOWNS
 
 DATA = Path(__file__).with_name("data")
@@ -204,7 +204,7 @@ def from_dict(d: dict, default_name: str = "custom") -> Map:
     unknown = set(d) - {"name", "towns", "roads"}
     if unknown:
         raise ValueError(f"map: unknown keys {sorted(unknown)}")
-    name = str(d.get("name", default_name))
+    name = option_name(d.get("name", default_name), "map")
     towns: list[tuple[float, float]] = []
     names: list[str] = []
     for i, t in enumerate(d["towns"]):
@@ -212,7 +212,8 @@ def from_dict(d: dict, default_name: str = "custom") -> Map:
             if "x" not in t or "y" not in t:
                 _fail(name, f"town {i} needs x and y")
             towns.append((_coord(t["x"], name, i, "x"), _coord(t["y"], name, i, "y")))
-            names.append(str(t.get("name", i)))
+            names.append(option_name(t["name"], f"map {name!r}: town {i}") if "name" in t
+                         else str(i))
         elif isinstance(t, (list, tuple)) and len(t) == 2:
             towns.append((_coord(t[0], name, i, "x"), _coord(t[1], name, i, "y")))
             names.append(str(i))
