@@ -54,3 +54,40 @@ def test_play_digests_of_the_gpu_env_equal_the_cpu_envs(tmp_path):
     assert sorted(gpu) == sorted(CONFIGS)
     differ = [name for name in CONFIGS if digest(name, "tiny")[0] != gpu[name]]
     assert not differ, f"the GPU env played differently in {differ}"
+
+
+_TEMPLATE_DIGEST = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import trafficenvs
+import play_digest
+from toy_game import SPEC
+
+trafficenvs.register_game(SPEC)
+play_digest.CONFIGS["toll-gate-3p"] = ("toll_gate", {"num_players": 3})
+print("digest", play_digest.digest("toll-gate-3p", "tiny", device=sys.argv[1])[0])
+"""
+
+
+@pytest.mark.slow
+def test_the_template_games_gpu_play_digest_equals_its_cpu_digest(tmp_path):
+    """The template game (registered from its spec, no GPU entry of its own) plays the
+    same on the GPU env, under the simulator, as on the compiled CPU env."""
+    pytest.importorskip("numba_cuda", reason="the [gpu] extra (numba-cuda) is not installed")
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    base = dict(os.environ, PYTHONWARNINGS="ignore",
+                PYTHONPATH=os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")]))
+    got = {}
+    for device, extra in (("cpu", {}), ("cuda", {"NUMBA_ENABLE_CUDASIM": "1",
+                                                 "NUMBA_DISABLE_JIT": "1"})):
+        env = dict(base, NUMBA_CACHE_DIR=str(tmp_path / device), **extra)
+        proc = subprocess.run([sys.executable, "-c", _TEMPLATE_DIGEST, device], env=env,
+                              capture_output=True, text=True, timeout=900, cwd=here)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+        got[device] = proc.stdout.split("digest ")[-1].strip()
+    assert len(got["cpu"]) == 64 and got["cpu"] == got["cuda"]
