@@ -194,14 +194,16 @@ class CudaVecEnv:
         if getattr(dev, "type", None) == "cuda" and dev.index not in (None, self.device_index):
             raise ValueError(f"{name} is on {dev}, the env on {self.device}")
         if hasattr(x, "__cuda_array_interface__"):
-            return cu.as_cuda_array(x)
+            # no wait on the array's stream (a host sync a step): the env launches on
+            # torch's current stream, where a learner's tensors are made
+            return cu.as_cuda_array(x, sync=False)
         if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] in (2, 13):
             import torch  # DLPack's CUDA and CUDA-managed memory: torch reads both
 
             t = torch.from_dlpack(x)
             if t.device.index != self.device_index:
                 raise ValueError(f"{name} is on {t.device}, the env on {self.device}")
-            return cu.as_cuda_array(t)
+            return cu.as_cuda_array(t, sync=False)
         host = driver.as_array(x, name)
         if host.dtype == object:
             raise TypeError(f"{name} must be an array, got {driver.describe(x)}")
@@ -474,7 +476,7 @@ def _device_view(cu: Any, x: Any, name: str) -> Any:
     if type(x).__name__ == "FakeCUDAArray":
         return x
     if hasattr(x, "__cuda_array_interface__"):
-        return cu.as_cuda_array(x)
+        return cu.as_cuda_array(x, sync=False)  # (see CudaVecEnv.as_device_array)
     raise TypeError(f"{name} must be a CUDA array (a torch CUDA tensor, CuPy or numba "
                     f"device array), got {driver.describe(x)}")
 
