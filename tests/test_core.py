@@ -102,8 +102,8 @@ def test_sample_legal_takes_the_legal_action_its_bits_rank():
                 legal = np.flatnonzero(mask[i])
                 k = (int(bits[i]) >> 32) * len(legal) >> 32
                 want = legal[k] if len(legal) else -1
-                assert driver._pick_legal(mask[i], bits[i]) == want, (length, p, i)
-                assert driver._pick_legal(mask[i].view(np.uint8), bits[i]) == want
+                assert driver.pick_legal(mask[i], bits[i]) == want, (length, p, i)
+                assert driver.pick_legal(mask[i].view(np.uint8), bits[i]) == want
 
 
 @pytest.mark.parametrize("threads", [1, 2])

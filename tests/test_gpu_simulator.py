@@ -182,6 +182,20 @@ for gid in ("traffic_jam", "jamming_traffic", "jakarta_traffic"):
         driver.sample_legal(gpu.last.action_mask, ds, out)
         want = driver.sample_legal(to_numpy(gpu.last.action_mask), hs, np.zeros(n, np.int64))
         assert np.array_equal(to_numpy(out), want)
+    # the env's own sampler, a host render, observe into a given array, import_state
+    acts = to_numpy(gpu.sample_actions(driver.rng_states(n, 3, device="cuda")))
+    mask = to_numpy(gpu.last.action_mask)
+    assert all(mask[i, acts[i]] for i in range(n))
+    assert gpu.render(1) == cpu.render(1)
+    target = gpu.as_device_array(np.zeros((n, gpu.game.obs_dim), gpu.game.obs_dtype))
+    gpu.observe(np.zeros(n, np.int64), out=target)
+    assert np.array_equal(to_numpy(target), cpu.observe(np.zeros(n, np.int64)))
+    other = trafficenvs.make_vec(gid, num_envs=n, max_cycles=8, device="cuda")
+    other.import_state(cpu.export_state())
+    same(other.last, cpu.last, "import_state")
+    recs = other.host_records()
+    assert [cpu.game.to_dict(recs[i]) for i in range(n)] == [cpu.state_dict(i)
+                                                             for i in range(n)]
     print(gid, "checks ok")
 
 raises(lambda: trafficenvs.make_vec("traffic_jam", num_envs=2, device="tpu"), ValueError,

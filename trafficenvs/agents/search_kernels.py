@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.core.driver import _pick_legal
+from trafficenvs.core.driver import pick_legal
 from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import mix64, rng_next
 from trafficenvs.core.threads import batched
@@ -74,7 +74,7 @@ def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns)
         k_legal_mask(w, cfg, mask)
         a = k_greedy(w, cfg, mask, gs, i)
         if a < 0 or not mask[a]:
-            a = _pick_legal(mask, rng_next(state))
+            a = pick_legal(mask, rng_next(state))
         if a < 0:
             return
         _play(w, cfg, a, nplayers, ret)

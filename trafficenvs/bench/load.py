@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from trafficenvs.bench.measure import _aec_games, _timed, _warm_aec, stat, vec_stepper
+from trafficenvs.bench.measure import _timed, aec_games, stat, vec_stepper, warm_aec
 
 #: the competing process: a pure-Python spin loop (one core, no memory traffic) that
 #: stops by itself when the harness is gone (killed, so it could not stop it)
@@ -75,11 +75,11 @@ def shared_machine(game: str, options: dict, seconds: float, repeats: int = 3,
     step1()
     fns["vec 1"] = _rate_fn(step1, seconds)
     env = trafficenvs.make(game, **options)
-    _warm_aec(env, 0)
+    warm_aec(env, 0)
     seed = [0]
 
     def aec_rate() -> float:
-        n, dt, seed[0] = _aec_games(env, seconds, seed[0])
+        n, dt, seed[0] = aec_games(env, seconds, seed[0])
         return n / dt
 
     fns["aec env()"] = aec_rate

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 
-def _aec_games(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
+def aec_games(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
     """Play whole games for at least ``seconds``: (steps, wall time, next seed)."""
     steps = 0
     env.reset(seed=seed)
@@ -40,7 +40,7 @@ def _aec_games(env: Any, seconds: float, seed: int) -> tuple[int, float, int]:
         env.reset(seed=seed)
 
 
-def _warm_aec(env: Any, seed: int) -> None:
+def warm_aec(env: Any, seed: int) -> None:
     # one untimed game first: anything not yet compiled (or loaded from the cache)
     # compiles here, not inside the timed window
     env.reset(seed=seed + 10**6)
@@ -54,10 +54,10 @@ def aec_loop(env: Any, seconds: float, seed: int = 0, repeats: int = 1) -> float
     ``action_space.sample``, ``step``; games are reset until ``seconds`` have passed.
 
     ``repeats=1``: the rate; more: :func:`stat` of the repeats (median, min, max)."""
-    _warm_aec(env, seed)
+    warm_aec(env, seed)
     rates = []
     for _ in range(repeats):
-        n, dt, seed = _aec_games(env, seconds, seed)
+        n, dt, seed = aec_games(env, seconds, seed)
         rates.append(n / dt)
     return rates[0] if repeats == 1 else stat(rates)
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from trafficenvs.core.driver import (
     RNG_DTYPE,
-    _pick_legal,
+    pick_legal,
     refresh_row,
     reset_row,
     row_illegal,
@@ -131,7 +131,7 @@ def _observe(recs, cfg, seats, out):
 def _sample(mask, states, out):
     i = cuda.grid(1)
     if i < mask.shape[0]:
-        out[i] = _pick_legal(mask[i], rng_next(states[i]))
+        out[i] = pick_legal(mask[i], rng_next(states[i]))
 
 
 def _seed_rows(seeds, base):

@@ -250,7 +250,7 @@ _S32 = np.uint64(32)
 
 
 @kernel(inline="never")
-def _pick_legal(mask_row, bits):
+def pick_legal(mask_row, bits):
     """The legal action of one mask row chosen by 64 random ``bits`` (uniform), or -1.
 
     The pick is the k-th legal action, ``k = (bits >> 32) * count >> 32``. The mask is
@@ -307,7 +307,7 @@ def _sample_legal(mask, states, out):
     action get -1.
     """
     for i in prange(mask.shape[0]):
-        out[i] = _pick_legal(mask[i], rng_next(states[i]))
+        out[i] = pick_legal(mask[i], rng_next(states[i]))
 
 
 @batched
@@ -324,7 +324,7 @@ def _play_random(recs, cfg, seeds, seed_stride, nplayers, steps, mask):
         m = mask[i]
         for _ in range(steps):
             k_legal_mask(r, cfg[0], m)
-            a = _pick_legal(m, rng_next(r))
+            a = pick_legal(m, rng_next(r))
             k_step(r, cfg[0], a)
             r.moves += 1
             if k_is_over(r, cfg[0]) or k_is_truncated(r, cfg[0]):
@@ -633,7 +633,7 @@ def rng_states(n: int, seed: int, device: str = "cpu") -> Any:
 __all__ = [
     "batch_reset", "batch_step", "count_illegal", "illegal_rows", "single_reset",
     "single_step", "single_observe", "single_status", "sample_legal", "play_random",
-    "batch_observe", "refresh_row",
+    "batch_observe", "refresh_row", "reset_row", "step_row", "row_illegal", "pick_legal",
     "rng_states", "note_game", "check_int", "check_ints", "check_bools", "check_out",
     "describe",
 ]

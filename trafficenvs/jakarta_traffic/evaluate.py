@@ -50,8 +50,8 @@ import numpy as np
 
 from trafficenvs.core.jit import kernel
 from trafficenvs.jakarta_traffic.board import blocked_bits
-from trafficenvs.jakarta_traffic.greedy_maze import FAR, _distances, _reach_all
-from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, _may_accept, _route
+from trafficenvs.jakarta_traffic.greedy_maze import FAR, _distances, reach_all
+from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, _route, may_accept
 from trafficenvs.jakarta_traffic.layout import (
     ACCEPT,
     BUBBLE_BONUS,
@@ -92,7 +92,7 @@ def _maze(rec, cfg, links, bits, building, first, reach, dist, charger_at):
         code = rec.code[x]
         bits[x] = code & 15
         building[x] = 1 if (code >> 4) == BUILDING else 0
-    _reach_all(links, bits, cfg.exit_to, blocked_bits(rec, cfg), building, 0, False, reach,
+    reach_all(links, bits, cfg.exit_to, blocked_bits(rec, cfg), building, 0, False, reach,
                first)
     _distances(reach, dist)
     for x in range(NCELLS):
@@ -196,7 +196,7 @@ def projections(rec, cfg, scratch):
         r = _route(x, h, e, ROUTE_STOPS, dist, addr, pay, stack, charger_at, sk, value)
         if p == cur and rec.phase == ACCEPT:
             t = rec.pending
-            if _may_accept(h, rec.nheld[p], e, t):
+            if may_accept(h, rec.nheld[p], e, t):
                 r = max(r, -1.0 + _route(x, h | (1 << t), e - 1, ROUTE_STOPS, dist, addr,
                                          pay, stack, charger_at, sk, value))
         v[p] = score + ROUTE_WEIGHT * r

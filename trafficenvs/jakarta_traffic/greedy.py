@@ -64,24 +64,24 @@ from trafficenvs.core.player import GreedyPlayer
 from trafficenvs.core.threads import batched
 from trafficenvs.jakarta_traffic.board import follow
 from trafficenvs.jakarta_traffic.greedy_maze import (
-    _honk_action,
-    _honk_options,
-    _nearest_chargers,
-    _reach_one,
-    _set_links,
-    _trace_cells,
-    _turn_distances,
+    honk_action,
+    honk_options,
+    nearest_chargers,
+    reach_one,
+    set_links,
+    trace_cells,
+    turn_distances,
 )
 from trafficenvs.jakarta_traffic.greedy_observe import (
     _bits4,
-    _cell_of,
-    _read_cells,
-    _read_me,
-    _read_opponents,
-    _read_orders,
-    _read_phase,
+    cell_of,
+    read_cells,
+    read_me,
+    read_opponents,
+    read_orders,
+    read_phase,
 )
-from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, _stop_value
+from trafficenvs.jakarta_traffic.greedy_route import ROUTE_STOPS, stop_value
 from trafficenvs.jakarta_traffic.kernels import current_player, observe
 from trafficenvs.jakarta_traffic.layout import (
     A_ACCEPT,
@@ -144,7 +144,7 @@ def _decide(ob, mask, cfg, exit_to, sc, i):
     arrays ``sc``, :func:`make_scratch`)."""
     n = cfg.num_players
     P = cfg.ob_players
-    phase = _read_phase(ob, cfg.ob_phase)
+    phase = read_phase(ob, cfg.ob_phase)
     if phase == DELIVER:  # always deliver (stars, never worth keeping an order)
         return _deliver_action(mask)
     last_turn = ob[cfg.ob_end_triggered] > 0
@@ -153,20 +153,20 @@ def _decide(ob, mask, cfg, exit_to, sc, i):
      s_charger_at, s_worth) = sc
     bits, kind, building, links = s_bits[i], s_kind[i], s_building[i], s_links[i]
     others, stack_type = s_others[i], s_stack_type[i]
-    blocked = _read_cells(ob, cfg.ob_cells, bits, kind, building, links, others, stack_type)
-    me, energy, bubbles, nstars, points, passengers, held, spare = _read_me(ob, P)  # C4
+    blocked = read_cells(ob, cfg.ob_cells, bits, kind, building, links, others, stack_type)
+    me, energy, bubbles, nstars, points, passengers, held, spare = read_me(ob, P)  # C4
     has_spare = spare != 0
     opp_pos, opp_energy = s_opp_pos[i], s_opp_energy[i]
-    opp_best = _read_opponents(ob, P, n, opp_pos, opp_energy)
+    opp_best = read_opponents(ob, P, n, opp_pos, opp_energy)
     addr, pay, stack = s_addr[i], s_pay[i], s_stack[i]
-    _read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
+    read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
     dist, first = s_dist[i], s_first[i]
-    _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, s_reach[i],
+    turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, s_reach[i],
                     first, dist)
     sk = s_sk[i]
     value = s_value[i]
     charger_at = s_charger_at[i]
-    _nearest_chargers(kind, dist, s_charger_dist[i], charger_at)
+    nearest_chargers(kind, dist, s_charger_dist[i], charger_at)
     mine = (energy, bubbles, held, nstars, points, passengers)
     plan = (dist, addr, pay, stack, charger_at, sk, value)
 
@@ -174,7 +174,7 @@ def _decide(ob, mask, cfg, exit_to, sc, i):
         return A_CELL + _stack_place(mask, n, opp_pos, dist)
 
     if phase == ACCEPT:
-        _, acc = _stop_value(me, kind[me], -1, n, mine, 0, 0.0, stack_type[me], opp_best,
+        _, acc = stop_value(me, kind[me], -1, n, mine, 0, 0.0, stack_type[me], opp_best,
                              last_turn, plan)
         return A_ACCEPT if acc else A_DECLINE
 
@@ -209,11 +209,11 @@ def _deliver_action(mask):
 
 @kernel
 def _worth_at(x, kind_x, ctx):
-    """:func:`~trafficenvs.jakarta_traffic.greedy_route._stop_value` of ending the turn
+    """:func:`~trafficenvs.jakarta_traffic.greedy_route.stop_value` of ending the turn
     on ``x`` as a tile of kind ``kind_x``; ``ctx`` = ``(n, start, mine, others,
     opp_energy, stack_type, opp_best, last_turn, plan)`` (per-cell arrays indexed here)."""
     n, start, mine, others, opp_energy, stack_type, opp_best, last_turn, plan = ctx
-    w, _ = _stop_value(x, kind_x, start, n, mine, others[x], opp_energy[x], stack_type[x],
+    w, _ = stop_value(x, kind_x, start, n, mine, others[x], opp_energy[x], stack_type[x],
                        opp_best, last_turn, plan)
     return w
 
@@ -271,25 +271,25 @@ def _best_honk(mask, links, bits, exit_to, building, blocked, me, spare, has_spa
     as it was."""
     path = np.int64(0)
     for e in range(4):
-        path |= _trace_cells(links, exit_to, me, e)
+        path |= trace_cells(links, exit_to, me, e)
     cand = path & ~blocked & ~(np.int64(1) << me)
     for y in range(NCELLS):
         if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
-        opts, count = _honk_options(b0, spare, has_spare and not building[y])
+        opts, count = honk_options(b0, spare, has_spare and not building[y])
         for i in range(count):
             o = (opts >> (7 * i + 4)) & 7
             nb = (opts >> (7 * i)) & 15
-            a = _honk_action(y, o)
+            a = honk_action(y, o)
             if not mask[a]:
                 continue
-            _set_links(links, y, nb)
+            set_links(links, y, nb)
             v = _drive_after_honk(links, exit_to, me, y, o, worth, spare_kind, ctx)
             if v > best_v:
                 best_v = v
                 best_a = a
-            _set_links(links, y, b0)
+            set_links(links, y, b0)
     return best_a
 
 
@@ -341,7 +341,7 @@ def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, 
 
     Only honks off my own drive's path count (my drive stays as chosen); the marker then
     lies on the honked tile, so the next player cannot turn it back (K5)."""
-    q = _cell_of(ob, o + PL_ROW, o + PL_COL)
+    q = cell_of(ob, o + PL_ROW, o + PL_COL)
     threat = np.int64(0)
     if ob[o + PL_ENERGY] > 0:
         for t in range(NTYPES):
@@ -350,10 +350,10 @@ def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, 
     if threat == 0:
         return A_DRIVE + e0
     qspare = _bits4(ob, o + PL_SPARE_ENDS)
-    if _reach_one(links, bits, exit_to, blocked, building, qspare, qspare != 0, first,
+    if reach_one(links, bits, exit_to, blocked, building, qspare, qspare != 0, first,
                   q) & threat == 0:
         return A_DRIVE + e0
-    mine = _trace_cells(links, exit_to, me, e0)
+    mine = trace_cells(links, exit_to, me, e0)
     dest = follow(links, exit_to, me, e0)
     after = (blocked & ~(np.int64(1) << me)) | (np.int64(1) << dest)
     cand = ~mine & ~blocked & ~(np.int64(1) << me)
@@ -361,18 +361,18 @@ def _block_next(ob, mask, o, exit_to, links, bits, building, blocked, addr, me, 
         if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
-        opts, count = _honk_options(b0, spare, spare != 0 and not building[y])
+        opts, count = honk_options(b0, spare, spare != 0 and not building[y])
         for i in range(count):
-            a = _honk_action(y, (opts >> (7 * i + 4)) & 7)
+            a = honk_action(y, (opts >> (7 * i + 4)) & 7)
             if not mask[a]:
                 continue
             nb = (opts >> (7 * i)) & 15
             bits[y] = nb
-            _set_links(links, y, nb)
-            r = _reach_one(links, bits, exit_to, after | (np.int64(1) << y), building, qspare,
+            set_links(links, y, nb)
+            r = reach_one(links, bits, exit_to, after | (np.int64(1) << y), building, qspare,
                            qspare != 0, first, q)
             bits[y] = b0
-            _set_links(links, y, b0)
+            set_links(links, y, b0)
             if r & threat == 0:
                 return a
     return A_DRIVE + e0
@@ -383,8 +383,8 @@ def _drive_targets(obs, exit_to, out):
     for i in range(obs.shape[0]):
         links = np.zeros((NCELLS, 4), np.int64)
         for x in range(NCELLS):
-            _set_links(links, x, _bits4(obs[i], OB_CELLS + x * CELL_F + CELL_ENDS))
-        me = _cell_of(obs[i], OB_PLAYERS + PL_ROW, OB_PLAYERS + PL_COL)
+            set_links(links, x, _bits4(obs[i], OB_CELLS + x * CELL_F + CELL_ENDS))
+        me = cell_of(obs[i], OB_PLAYERS + PL_ROW, OB_PLAYERS + PL_COL)
         for e in range(4):
             out[i, e] = follow(links, exit_to, me, e)
 

@@ -1,7 +1,7 @@
 """The greedy Jakarta Traffic player's maze: paths, honks and distances in turns.
 
 The player rebuilds each cell's links from its four "path end leads to the spot" bits
-(:func:`_set_links`), follows paths through the fixed frame (``exit_to``, the game's
+(:func:`set_links`), follows paths through the fixed frame (``exit_to``, the game's
 :func:`~trafficenvs.jakarta_traffic.tiles.exit_table`) with the rules' own path tracing
 on its links table (:func:`~trafficenvs.jakarta_traffic.board.follow`,
 :func:`~trafficenvs.jakarta_traffic.board.path_end`) and lists the distinct honks
@@ -23,14 +23,14 @@ FAR = 7  # distance counted for a cell not reached within the horizon
 
 
 @kernel
-def _rotl(bits, k):
+def rotl(bits, k):
     """The spot bits of a tile turned ``k`` quarter turns clockwise (edge e -> e + k)."""
     k &= 3
     return ((bits << k) | (bits >> (4 - k))) & 15
 
 
 @kernel
-def _set_links(links, y, bits):
+def set_links(links, y, bits):
     """Cell ``y``'s links from its spot bits: ends not to the spot join each other."""
     other = -1
     for e in range(4):
@@ -44,7 +44,7 @@ def _set_links(links, y, bits):
 
 
 @kernel
-def _trace_cells(links, exit_to, x, e):
+def trace_cells(links, exit_to, x, e):
     """The cells a path out of ``x`` by edge ``e`` passes or ends on, as bits."""
     seen = np.int64(0)
     if links[x, e] != CENTRE:
@@ -65,14 +65,14 @@ def _honk_bits(bits, o, spare, can_swap):
     """Option ``o`` of honking a tile with spot bits ``bits``: rotations 1-3 (o = 0-2),
     the spare swapped in at rotation 0-3 (o = 3-6). -1 if the option does not exist."""
     if o < 3:
-        return _rotl(bits, o + 1)
+        return rotl(bits, o + 1)
     if not can_swap:
         return -1
-    return _rotl(spare, o - 3)
+    return rotl(spare, o - 3)
 
 
 @kernel
-def _honk_options(bits, spare, can_swap):
+def honk_options(bits, spare, can_swap):
     """The distinct honks of a tile with spot bits ``bits``, in option order (rotations
     1-3, then the spare at rotations 0-3; :func:`_honk_bits`), skipping any that leaves
     the tile as it is or as an earlier option did. Returns ``(packed, count)``: option
@@ -91,13 +91,13 @@ def _honk_options(bits, spare, can_swap):
 
 
 @kernel
-def _honk_action(y, o):
+def honk_action(y, o):
     """The action of honk option ``o`` (:func:`_honk_bits`) on cell ``y``."""
     return A_ROTATE + 3 * y + o if o < 3 else A_SWAP + 4 * y + (o - 3)
 
 
 @kernel
-def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first, x):
+def reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first, x):
     """The cells one turn can take a moped on ``x`` to (a honk on one of its paths'
     tiles allowed, with the spare ``spare``), as bits. ``links`` is left as it was.
 
@@ -129,25 +129,25 @@ def _reach_one(links, bits, exit_to, blocked, building, spare, has_spare, first,
         if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
-        opts, count = _honk_options(b0, spare, has_spare and not building[y])
+        opts, count = honk_options(b0, spare, has_spare and not building[y])
         for i in range(count):
             nb = (opts >> (7 * i)) & 15
-            _set_links(links, y, nb)
+            set_links(links, y, nb)
             for e in range(4):
                 g = first[e, y]
                 if g >= 0:
                     d = path_end(links, exit_to, y, g)
                     if d >= 0 and d != x:
                         r |= np.int64(1) << d
-        _set_links(links, y, b0)
+        set_links(links, y, b0)
     return r
 
 
 @kernel
-def _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first):
-    """``reach[x]`` = :func:`_reach_one` of every cell ``x``."""
+def reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first):
+    """``reach[x]`` = :func:`reach_one` of every cell ``x``."""
     for x in range(NCELLS):
-        reach[x] = _reach_one(links, bits, exit_to, blocked, building, spare, has_spare,
+        reach[x] = reach_one(links, bits, exit_to, blocked, building, spare, has_spare,
                               first, x)
 
 
@@ -176,16 +176,16 @@ def _distances(reach, dist):
 
 
 @kernel
-def _turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, reach, first,
+def turn_distances(links, bits, exit_to, blocked, building, spare, has_spare, reach, first,
                     dist):
-    """Turns from every cell to every other into ``dist`` (:func:`_reach_all`,
+    """Turns from every cell to every other into ``dist`` (:func:`reach_all`,
     :func:`_distances`; ``reach``, ``first``: their scratch, ``first`` reused later)."""
-    _reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first)
+    reach_all(links, bits, exit_to, blocked, building, spare, has_spare, reach, first)
     _distances(reach, dist)
 
 
 @kernel
-def _nearest_chargers(kind, dist, charger_dist, charger_at):
+def nearest_chargers(kind, dist, charger_dist, charger_at):
     """For every cell, the nearest other charging station in turns into ``charger_at``
     (the first of the nearest in cell order; cell 0 if there is none)."""
     for x in range(NCELLS):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from trafficenvs.core.jit import kernel
-from trafficenvs.jakarta_traffic.greedy_maze import _set_links
+from trafficenvs.jakarta_traffic.greedy_maze import set_links
 from trafficenvs.jakarta_traffic.layout import (
     BUBBLE_BONUS,
     BUILDING,
@@ -67,19 +67,19 @@ def _index(ob, o, n):
 
 
 @kernel
-def _cell_of(ob, row, col):
+def cell_of(ob, row, col):
     """The cell whose row and column one-hots start at ``ob[row]`` and ``ob[col]``."""
     return _index(ob, row, SIDE) * SIDE + _index(ob, col, SIDE)
 
 
 @kernel
-def _read_phase(ob, ob_phase):
+def read_phase(ob, ob_phase):
     """The phase of the decision (its one-hot part)."""
     return _index(ob, ob_phase, NPHASES)
 
 
 @kernel
-def _read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
+def read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
     """The board, into the caller's per-cell arrays: its spot bits and links, its kind
     (0 pick-up, 1 charging, 2 building), whether it is a building and how many
     competitors stand on it, and the type of the stack on it (-1: none). Returns the
@@ -89,7 +89,7 @@ def _read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
         o = ob_cells + x * CELL_F
         v = _bits4(ob, o + CELL_ENDS)
         bits[x] = v
-        _set_links(links, x, v)
+        set_links(links, x, v)
         kind[x] = 0
         building[x] = 0
         if ob[o + CELL_KIND + CHARGING]:
@@ -108,10 +108,10 @@ def _read_cells(ob, ob_cells, bits, kind, building, links, others, stack_type):
 
 
 @kernel
-def _read_me(ob, P):
+def read_me(ob, P):
     """The observer (the first player block at ``ob[P:]``, C4): cell, energy, bubbles,
     stars, points, passengers delivered, orders held (bits by type), spare's spot bits."""
-    me = _cell_of(ob, P + PL_ROW, P + PL_COL)
+    me = cell_of(ob, P + PL_ROW, P + PL_COL)
     energy = np.int64(ob[P + PL_ENERGY])
     bubbles = np.int64(ob[P + PL_BUBBLES])
     nstars = np.int64(ob[P + PL_STARS])
@@ -126,7 +126,7 @@ def _read_me(ob, P):
 
 
 @kernel
-def _read_opponents(ob, P, n, opp_pos, opp_energy):
+def read_opponents(ob, P, n, opp_pos, opp_energy):
     """The competitors (player blocks 1 to ``n - 1``), into the caller's arrays: their
     cells (``opp_pos[1:n]``), per cell how many of them there could take a chat's
     energy; returns the best final score among them."""
@@ -136,7 +136,7 @@ def _read_opponents(ob, P, n, opp_pos, opp_energy):
     opp_best = -1.0
     for j in range(1, n):
         o = P + PLAYER_F * j
-        q = _cell_of(ob, o + PL_ROW, o + PL_COL)
+        q = cell_of(ob, o + PL_ROW, o + PL_COL)
         opp_pos[j] = q
         en = np.float64(ob[o + PL_ENERGY])
         if en < MAX_ENERGY - 0.5:
@@ -148,16 +148,16 @@ def _read_opponents(ob, P, n, opp_pos, opp_energy):
 
 
 @kernel
-def _read_orders(ob, ob_types, stack_type, addr, pay, stack):
+def read_orders(ob, ob_types, stack_type, addr, pay, stack):
     """The orders, into the caller's arrays: each type's current address and what a
     delivery pays, and where its stack lies (-1: none; from the cells' stacks,
-    ``stack_type`` of :func:`_read_cells`)."""
+    ``stack_type`` of :func:`read_cells`)."""
     for t in range(NTYPES):
         stack[t] = -1
     for t in range(NTYPES):
         o = ob_types + TYPE_F * t
         pay[t] = np.float64(ob[o + TY_PAYS])
-        addr[t] = _cell_of(ob, o + TY_ADDR_ROW, o + TY_ADDR_COL)
+        addr[t] = cell_of(ob, o + TY_ADDR_ROW, o + TY_ADDR_COL)
     for x in range(NCELLS):
         if stack_type[x] >= 0:
             stack[stack_type[x]] = x

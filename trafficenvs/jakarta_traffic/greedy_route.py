@@ -4,7 +4,7 @@ What happens there (deliveries, a charge, a chat, an order accepted) plus the be
 route of up to :data:`ROUTE_STOPS` further stops, each gain discounted by
 :data:`GAMMA` per turn it takes to get there (strategy: ``greedy.py``).
 
-Two tuples carry the position into :func:`_stop_value`: ``mine`` = ``(energy,
+Two tuples carry the position into :func:`stop_value`: ``mine`` = ``(energy,
 bubbles, held, nstars, points, passengers)`` of the player to move, ``plan`` =
 ``(dist, addr, pay, stack, charger_at, sk, value)``: turns between cells, each order
 type's address, pay and stack cell, each cell's nearest charger and the route search's
@@ -39,7 +39,7 @@ DISCOUNT = GAMMA ** np.arange(MAX_ROUTE_TURNS + FAR + 2, dtype=np.float64)
 
 
 @kernel
-def _may_accept(held, nheld, energy, t):
+def may_accept(held, nheld, energy, t):
     """K7's limits: 1 energy, two orders, not two of one type, one passenger."""
     if energy < 1 or nheld >= 2 or (held >> t) & 1:
         return False
@@ -51,7 +51,7 @@ def _may_accept(held, nheld, energy, t):
 
 
 @kernel
-def _nbits(v):
+def nbits(v):
     c = 0
     while v:
         c += v & 1
@@ -108,7 +108,7 @@ def _route(x, held, energy, stops, dist, addr, pay, stack, charger_at, sk, value
         elif o < 2 * NTYPES:  # pick up an order of type t
             t = o - NTYPES
             c = stack[t]
-            if c < 0 or not _may_accept(h, _nbits(h), e, t):
+            if c < 0 or not may_accept(h, nbits(h), e, t):
                 continue
             gain = -1.0
             left = h | (1 << t)
@@ -171,7 +171,7 @@ def _on_arrival(x, kind, start, n, energy, bubbles, held, passengers, others_her
 
 
 @kernel
-def _stop_value(x, kind, start, n, mine, others_here, opp_energy_here, stack_here, opp_best,
+def stop_value(x, kind, start, n, mine, others_here, opp_energy_here, stack_here, opp_best,
                 last_turn, plan):
     """Worth of ending this turn on cell ``x`` (``kind``: 0 pick-up, 1 charging,
     2 building): what happens there (:func:`_on_arrival`) plus the best route after it.
@@ -194,7 +194,7 @@ def _stop_value(x, kind, start, n, mine, others_here, opp_energy_here, stack_her
         return worth, False
     best = _route(x, h, e, ROUTE_STOPS, dist, addr, pay, stack, charger_at, sk, value)
     accept = False
-    if kind == 0 and stack_here >= 0 and _may_accept(h, _nbits(h), e, stack_here):
+    if kind == 0 and stack_here >= 0 and may_accept(h, nbits(h), e, stack_here):
         v = -1.0 + _route(x, h | (1 << stack_here), e - 1, ROUTE_STOPS, dist, addr, pay,
                           stack, charger_at, sk, value)
         if v > best:

@@ -44,19 +44,19 @@ from trafficenvs.jakarta_traffic.board import follow
 from trafficenvs.jakarta_traffic.greedy import SCRATCH_FIELDS as GREEDY_FIELDS
 from trafficenvs.jakarta_traffic.greedy_maze import (
     FAR,
-    _honk_action,
-    _rotl,
-    _set_links,
-    _trace_cells,
-    _turn_distances,
+    honk_action,
+    rotl,
+    set_links,
+    trace_cells,
+    turn_distances,
 )
 from trafficenvs.jakarta_traffic.greedy_observe import (
-    _read_cells,
-    _read_me,
-    _read_opponents,
-    _read_orders,
+    read_cells,
+    read_me,
+    read_opponents,
+    read_orders,
 )
-from trafficenvs.jakarta_traffic.greedy_route import _may_accept, _nbits
+from trafficenvs.jakarta_traffic.greedy_route import may_accept, nbits
 from trafficenvs.jakarta_traffic.layout import (
     A_CELL,
     A_DETOUR,
@@ -114,17 +114,17 @@ def _ends_after_honks(links, bits, exit_to, q, spare, ends):
             ends[a, e] = ends[0, e]
     path = np.int64(0)
     for e in range(4):
-        path |= _trace_cells(links, exit_to, q, e)
+        path |= trace_cells(links, exit_to, q, e)
     cand = path & ~(np.int64(1) << q)
     for y in range(NCELLS):
         if (cand >> y) & 1 == 0:
             continue
         b0 = bits[y]
         for o in range(7):
-            nb = _rotl(b0, o + 1) if o < 3 else _rotl(spare, o - 3)
-            _set_links(links, y, nb)
-            _drive_ends(links, exit_to, q, ends, _honk_action(y, o))
-        _set_links(links, y, b0)
+            nb = rotl(b0, o + 1) if o < 3 else rotl(spare, o - 3)
+            set_links(links, y, nb)
+            _drive_ends(links, exit_to, q, ends, honk_action(y, o))
+        set_links(links, y, b0)
 
 
 @kernel
@@ -138,12 +138,12 @@ def _plan_row(ob, cfg, sc, i, ends, cells, next_ends):
     others, stack_type = s_others[i], s_stack_type[i]
     n = cfg.num_players
     P = cfg.ob_players
-    blocked = _read_cells(ob, cfg.ob_cells, bits, kind, building, links, others, stack_type)
-    me, _, _, _, _, _, held, spare = _read_me(ob, P)
+    blocked = read_cells(ob, cfg.ob_cells, bits, kind, building, links, others, stack_type)
+    me, _, _, _, _, _, held, spare = read_me(ob, P)
     opp_pos = s_opp_pos[i]
-    _read_opponents(ob, P, n, opp_pos, s_opp_energy[i])
+    read_opponents(ob, P, n, opp_pos, s_opp_energy[i])
     addr, pay, stack = s_addr[i], s_pay[i], s_stack[i]
-    _read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
+    read_orders(ob, cfg.ob_types, stack_type, addr, pay, stack)
     # ends: my drives after every honk; a drive goes out of its own edge only, the
     # detour is no drive
     _ends_after_honks(links, bits, exit_to, me, spare, ends)
@@ -157,12 +157,12 @@ def _plan_row(ob, cfg, sc, i, ends, cells, next_ends):
     _ends_after_honks(links, bits, exit_to, opp_pos[1], spare, next_ends)
     # cells: turns and the next stops from each cell
     dist = s_dist[i]
-    _turn_distances(links, bits, exit_to, blocked, building, spare, spare != 0, s_reach[i],
+    turn_distances(links, bits, exit_to, blocked, building, spare, spare != 0, s_reach[i],
                     s_first[i], dist)
-    nheld = _nbits(held)
+    nheld = nbits(held)
     free = 0  # the types I could take (K7's limits; energy aside)
     for t in range(NTYPES):
-        free |= np.int64(_may_accept(held, nheld, 1, t)) << t
+        free |= np.int64(may_accept(held, nheld, 1, t)) << t
     o_next = P + PLAYER_F  # the next player's block (C4: seats from mine on)
     for x in range(NCELLS):
         next_pays = 0.0
