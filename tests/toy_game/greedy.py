@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from toy_game.kernels import CACHE
 from toy_game.layout import MAX_WAVE
 from trafficenvs.core.game import Game
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.player import GreedyPlayer
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def greedy_batch(obs, mask, o_cars, out):
     for i in range(obs.shape[0]):
         a = np.int64(obs[i, o_cars] + 0.5) % (MAX_WAVE + 1) - 1

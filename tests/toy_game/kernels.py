@@ -7,17 +7,17 @@ Inside the package keep ``cache=True``; this copy outside it compiles per proces
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from toy_game.layout import CFG_DTYPE, MAX_CARS, MAX_WAVE, MIN_CARS, RECORD_DTYPE
 from trafficenvs.core.clock import horizon_left
+from trafficenvs.core.jit import kernel
 from trafficenvs.core.rewards import write_zero_sum
 from trafficenvs.core.rng import rng_below, rng_seed
 
 CACHE = __name__.startswith("trafficenvs.")
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def init(rec, cfg, seed):
     rng_seed(rec, seed)
     rec.cars = MIN_CARS + rng_below(rec, MAX_CARS - MIN_CARS + 1)
@@ -27,28 +27,28 @@ def init(rec, cfg, seed):
     rec.winner[:] = 0
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def current_player(rec, cfg):
     return np.int64(rec.cur)
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def is_over(rec, cfg):
     return rec.over
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def is_legal(rec, cfg, action):
     return not rec.over and 0 <= action < MAX_WAVE and action + 1 <= rec.cars
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def legal_mask(rec, cfg, out):
     for a in range(MAX_WAVE):
         out[a] = is_legal(rec, cfg, a)
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def observe(rec, cfg, seat, out):
     out[cfg.ob_cars_left] = rec.cars
     for a in range(MAX_WAVE):
@@ -56,7 +56,7 @@ def observe(rec, cfg, seat, out):
     out[cfg.ob_horizon_left] = horizon_left(rec.moves, cfg.horizon)
 
 
-@njit(cache=CACHE)
+@kernel(cache=CACHE)
 def step(rec, cfg, action):
     N = cfg.num_players
     for j in range(N):
