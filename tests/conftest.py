@@ -1,1 +1,2 @@
-"""Shared fixtures: nothing global; see tj_positions.py for Traffic Jam positions."""
+"""Shared fixtures: nothing global; each game's folder has a ``positions.py`` that draws
+its positions."""

@@ -24,10 +24,10 @@ import pytest
 
 import trafficenvs
 from trafficenvs.core.statedict import StateDictError
-from trafficenvs.jamming_traffic import kernels as K
-from trafficenvs.jamming_traffic.jams import loop_roads
-from trafficenvs.jamming_traffic.maps import from_dict as map_from_dict
-from trafficenvs.jamming_traffic.maps import load_map
+from trafficenvs.jamming_traffic.rules.jams import loop_roads
+from trafficenvs.jamming_traffic.rules.layout import QLEN
+from trafficenvs.jamming_traffic.rules.maps import from_dict as map_from_dict
+from trafficenvs.jamming_traffic.rules.maps import load_map
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -450,7 +450,7 @@ def test_traffic_jam_values_in_range_and_typed(tj, key, value, exc):
 
 
 def test_kernel_constants_are_what_the_checks_assume():
-    assert K.QLEN == 5  # a road's queue: 3, 4 held, 5 for the road a pushed car joined
+    assert QLEN == 5  # a road's queue: 3, 4 held, 5 for the road a pushed car joined
 
 
 @pytest.mark.parametrize("options", [

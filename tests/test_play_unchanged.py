@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from play_digest import CONFIGS, DATA, digest
+
+from tests.play_digest import CONFIGS, DATA, digest
 
 WANT = json.loads(DATA.read_text())
 

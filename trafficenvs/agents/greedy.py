@@ -1,7 +1,7 @@
 """Rule-based ("greedy") players, found through each game's spec.
 
 Each game's strategy lives in its own package (the spec's ``greedy`` entry, e.g.
-``trafficenvs/traffic_jam/greedy.py``) and is written down on the game's rules page;
+``trafficenvs/traffic_jam/strategy/greedy.py``) and is written down on the game's rules page;
 the class subclasses :class:`~trafficenvs.core.player.GreedyPlayer` and is built as
 ``Class(game, seed=..., name=...)`` from the :class:`~trafficenvs.core.game.Game` it
 plays. This module only finds them.

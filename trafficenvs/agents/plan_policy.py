@@ -9,7 +9,7 @@ after it: a fact of the maze that a flat layer cannot trace. The network here ge
 as data and keeps the structure of the decision:
 
 - :class:`PlanExtractor` reads the plan features from the observation (the game's
-  ``plan_reader()``, :class:`~trafficenvs.jakarta_traffic.plan.PlanReader`: for each
+  ``plan_reader()``, :class:`~trafficenvs.jakarta_traffic.strategy.plan.PlanReader`: for each
   honk, drive or detour where my drives and the next player's would end; per cell the
   turns to it and the next stops from it), inside the policy, so a checkpoint plays
   from the plain observation everywhere (arena, search opponents, distillation) with

@@ -203,7 +203,7 @@ class SelfPlayVecEnv(VecEnv):
                 raise ValueError(f"potential gamma must be in (0, 1], got {gamma}")
             self.potential_gamma = float(gamma)
         if weight > 0 and self._potential_rows is None:
-            from trafficenvs.agents.search import _kernels
+            from trafficenvs.agents.search import compiled_kernels
             from trafficenvs.core.verbs import EVAL_SCRATCH, has_verb
 
             if not has_verb(self.game.record_dtype, "evaluate"):
@@ -211,7 +211,7 @@ class SelfPlayVecEnv(VecEnv):
                                  f"for potential shaping")
 
             n = self.num_envs
-            self._potential_rows = (_kernels().evaluate_rows,
+            self._potential_rows = (compiled_kernels().evaluate_rows,
                                     np.zeros((n, self.num_players), np.float64),
                                     np.zeros((n, EVAL_SCRATCH), np.float64))
             self._phi = self._phi_now()

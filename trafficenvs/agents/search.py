@@ -23,25 +23,25 @@ default: every legal move). ``turns=T`` also ends a rollout when the deciding se
 from __future__ import annotations
 
 import time
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from trafficenvs.core.driver import rng_states
 from trafficenvs.core.game import Game
-from trafficenvs.core.verbs import EVAL_SCRATCH, register_greedy
+from trafficenvs.core.verbs import EVAL_SCRATCH, has_verb
 
 
-def _rollout_player(game: Game, name: str) -> Any:
-    """The game's rule-based player, its ``greedy`` verb registered for the rollouts."""
+def rollout_player(game: Game, name: str) -> Any:
+    """The game's rule-based player, whose ``greedy`` verb (gathered in the game's
+    ``verbs.py``) plays the rollouts."""
     from trafficenvs.core.spec import get_spec
 
     cls = get_spec(game.name).greedy_class() if game.name else None
-    kernel = getattr(cls, "rollout_kernel", None)
-    if kernel is None:
+    if cls is None or not has_verb(game.record_dtype, "greedy"):
         raise ValueError(f"{name}: {game.name} has no rule-based player that can play "
                          "rollouts; use rollout=random")
-    register_greedy(game.record_dtype, kernel)
     return cls(game)
 
 #: per kind: option -> (type, default)
@@ -90,7 +90,7 @@ def parse_search_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return kind, opts
 
 
-def _kernels():
+def compiled_kernels() -> ModuleType:
     """The compiled search, cached with the package's kernels: it is compiled against
     each game's verbs, so its cache must change whenever a game's code does."""
     from trafficenvs._numba_cache import package_cache
@@ -112,9 +112,9 @@ class SearchPolicy:
         self.seed = int(self.options["seed"])
         self._states: np.ndarray | None = None
         self._scratch: dict[str, Any] = {}
-        self._rollout_player = None
+        self.rollout_player = None
         if self.options["rollout"] == "greedy":
-            self._rollout_player = _rollout_player(game, self.name)
+            self.rollout_player = rollout_player(game, self.name)
         #: decisions made, their total wall time and rollouts (for the arena's report)
         self.decisions = 0
         self.seconds = 0.0
@@ -134,7 +134,7 @@ class SearchPolicy:
         s["values"] = np.zeros((b, g.num_actions), np.float64)
         s["evs"] = np.zeros((b, EVAL_SCRATCH), np.float64)
         s["keep"] = np.zeros((b, g.num_actions), np.bool_)
-        s["gs"] = () if self._rollout_player is None else self._rollout_player.rollout_scratch(b)
+        s["gs"] = () if self.rollout_player is None else self.rollout_player.rollout_scratch(b)
         if self.kind == "mcts":
             m = self.options["sims"] + 1
             for key in ("parent", "first", "sib", "act", "path"):
@@ -153,7 +153,7 @@ class SearchPolicy:
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             current_player: np.ndarray, records: np.ndarray | None = None) -> np.ndarray:
         """The search's move for each row; ``records`` are the rows' games."""
-        K = _kernels()
+        K = compiled_kernels()
 
         if records is None:
             raise ValueError(f"{self.name} searches the games: pass records= (the rows' game "

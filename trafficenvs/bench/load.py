@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from trafficenvs.bench.measure import _timed, aec_games, stat, vec_stepper, warm_aec
+from trafficenvs.bench.measure import aec_games, stat, time_calls, vec_stepper, warm_aec
 
 #: the competing process: a pure-Python spin loop (one core, no memory traffic) that
 #: stops by itself when the harness is gone (killed, so it could not stop it)
@@ -54,7 +54,7 @@ def _alternate(fns: dict[str, Callable[[], float]], repeats: int) -> dict[str, d
 
 def _rate_fn(step: Callable[[], int], seconds: float) -> Callable[[], float]:
     def rate() -> float:
-        n, dt = _timed(step, seconds)
+        n, dt = time_calls(step, seconds)
         return n / dt
     return rate
 

@@ -82,7 +82,7 @@ def bench_aec(game: str, options: dict, seconds: float, repeats: int = 3) -> dic
     return out
 
 
-def _timed(fn, seconds: float) -> tuple[int, float]:
+def time_calls(fn, seconds: float) -> tuple[int, float]:
     """Call ``fn()`` (which returns a step count) until ``seconds`` pass."""
     n = 0
     t0 = time.perf_counter()
@@ -99,7 +99,7 @@ def repeat_rate(fn, seconds: float, repeats: int) -> dict[str, Any]:
     fn()
     rates = []
     for _ in range(repeats):
-        n, dt = _timed(fn, seconds)
+        n, dt = time_calls(fn, seconds)
         rates.append(n / dt)
     return stat(rates)
 
@@ -264,5 +264,5 @@ def memory_bandwidth(mib: int = 256) -> dict[str, float]:
     a = np.ones(mib * 2**20 // 8)
     b = np.empty_like(a)
     np.copyto(b, a)
-    n, dt = _timed(lambda: (np.copyto(b, a), 1)[1], 1.0)
+    n, dt = time_calls(lambda: (np.copyto(b, a), 1)[1], 1.0)
     return {"copy_gib_per_s": n * a.nbytes / dt / 2**30}

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from trafficenvs.bench.measure import _timed, aec_loop, stat
+from trafficenvs.bench.measure import aec_loop, stat, time_calls
 
 
 def connect_four(seconds: float, repeats: int = 3) -> dict[str, Any] | None:
@@ -180,7 +180,7 @@ def head_to_head(peer: PgxPeer, steppers: dict[str, Callable[[], int]], batch: i
         for g, fn in steppers.items():
             peer.settle()
             c0 = peer.cpu_seconds()
-            n, dt = _timed(fn, seconds)
+            n, dt = time_calls(fn, seconds)
             c1 = peer.cpu_seconds()
             env_runs[g].append(n / dt)
             if c0 is not None:

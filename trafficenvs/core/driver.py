@@ -463,9 +463,9 @@ def _sizes_of(cfg: np.ndarray) -> dict[str, Any] | None:
 def check_game_arrays(fn: str, recs: Any, cfg: Any) -> dict[str, Any] | None:
     """``recs`` a 1-D array of game records and ``cfg`` a 1-element configuration record
     of the same game; the game's sizes if an env was made with this ``cfg``."""
-    from trafficenvs.core.verbs import _KERNELS
+    from trafficenvs.core.verbs import is_registered
 
-    if not isinstance(recs, np.ndarray) or recs.ndim != 1 or recs.dtype not in _KERNELS:
+    if not isinstance(recs, np.ndarray) or recs.ndim != 1 or not is_registered(recs.dtype):
         raise TypeError(f"{fn}: recs must be a 1-D array of game records (env.records), "
                         f"got {describe(recs)}")
     if not isinstance(cfg, np.ndarray) or cfg.shape != (1,) or cfg.dtype.names is None:

@@ -24,11 +24,6 @@ class GreedyPlayer(ABC):
 
     #: the ``Game.name`` this player plays
     game_name: str = ""
-    #: the player as the ``greedy`` verb (``core/verbs.py``), for search agents'
-    #: rollouts: an ``@njit`` ``(rec, cfg, mask, gs, i) -> action``, with
-    #: :meth:`rollout_scratch` making ``gs``; None if the player has none
-    rollout_kernel = None
-
     def __init__(self, game: Game, seed: int | None = None, name: str = "greedy"):
         if game.name != self.game_name:
             raise ValueError(f"{type(self).__name__} plays {self.game_name}, not {game.name}")
@@ -55,7 +50,8 @@ class GreedyPlayer(ABC):
         return out
 
     def rollout_scratch(self, b: int) -> tuple[np.ndarray, ...]:
-        """The ``gs`` scratch tuple of :attr:`rollout_kernel` for ``b`` rows."""
+        """The ``gs`` scratch tuple of the game's ``greedy`` verb (``core/verbs.py``: the
+        player as a kernel, for search agents' rollouts) for ``b`` rows."""
         raise NotImplementedError(f"{type(self).__name__} plays no rollouts")
 
     @abstractmethod

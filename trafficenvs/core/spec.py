@@ -5,22 +5,29 @@ A game package declares itself once, in its ``spec.py``::
     SPEC = GameSpec(
         name="traffic_jam", version=0, title="Traffic Jam",
         game="trafficenvs.traffic_jam.game:TrafficJamGame",
-        kernels="trafficenvs.traffic_jam.kernels",
-        greedy="trafficenvs.traffic_jam.greedy:TrafficJamGreedy",
+        verbs="trafficenvs.traffic_jam.verbs",
+        greedy="trafficenvs.traffic_jam.strategy.greedy:TrafficJamGreedy",
         bench_options={"num_players": 4},
     )
 
 and everything that used to list the games by hand reads the specs instead: the
 registry (``make``, ``list_envs``, PettingZoo's registry), the package import (which
-registers each game's kernels), the agents' table of rule-based players and the
+registers each game's verbs), the agents' table of rule-based players and the
 benchmark's default configurations.
 
 The games of this package are found by looking for ``trafficenvs/<pkg>/spec.py``;
 a game that lives elsewhere (a user's, or the template game of the tests) joins
 with ``trafficenvs.register_game``. Names in a spec are ``"module:attribute"`` strings, and
-:meth:`GameSpec.load` imports the game and registers its kernels. (Reading a spec does
+:meth:`GameSpec.load` imports the game and registers its verbs. (Reading a spec does
 import its game's package, whose ``__init__`` imports the game's modules: compiling
 is lazy, so that costs imports, not compilation.)
+
+Every game has the same shape (the template game of the tests too): ``spec.py`` (this
+manifest), ``game.py`` (options and names), ``state.py`` (state dicts and invariants),
+``render.py``, ``verbs.py`` (the verbs gathered: the module ``verbs`` names, imported by
+:meth:`GameSpec.load` only), ``rules/`` (the rules as numba kernels over one record,
+``rules/layout.py`` first) and ``strategy/`` (the rule-based player and what the
+searches use).
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ def _resolve(target: str) -> Any:
 class GameSpec:
     """What the rest of the package needs to know about one game.
 
-    ``game``, ``kernels`` and ``greedy`` are import paths (``"module:Class"``,
+    ``game``, ``verbs`` and ``greedy`` are import paths (``"module:Class"``,
     ``"module"``); ``bench_options`` is the configuration the benchmark measures and
     ``doc_options`` the one whose layouts the rules page ``rules_page`` shows (both
     passed to the game class as keyword options).
@@ -57,7 +64,8 @@ class GameSpec:
     version: int
     title: str
     game: str
-    kernels: str
+    #: the game's verbs module (``<game>.verbs``): every verb it defines is registered
+    verbs: str
     greedy: str | None = None
     summary: str = ""
     bench_options: dict[str, Any] = field(default_factory=dict)
@@ -77,7 +85,7 @@ class GameSpec:
         return f"{self.name}-v{self.version}"
 
     def load(self) -> type[Game]:
-        """Import the game (registering its kernels, once) and return its ``Game`` class."""
+        """Import the game (registering its verbs, once) and return its ``Game`` class."""
         cls = _LOADED.get(self.name)
         if cls is not None:
             return cls
@@ -85,8 +93,7 @@ class GameSpec:
         from trafficenvs.core.verbs import register_module
 
         with package_cache():
-            kernels = _resolve(self.kernels)
-            register_module(kernels)
+            register_module(_resolve(self.verbs))
             cls = _resolve(self.game)
         _LOADED[self.name] = cls
         return cls

@@ -1,11 +1,11 @@
 """The kernel verbs every game provides, dispatched by record type inside numba.
 
-A game registers seven ``@njit`` functions for *one* record with
-:func:`register_kernels`. The batched drivers (``driver.py``) are written once
-and call the generic verbs below; numba resolves each verb at compile time from
-the record's dtype, so a driver compiled for Traffic Jam calls Traffic Jam's
-kernels directly (no function pointers, no Python in the loop) and its compiled
-form is cached per game.
+A game registers seven ``@kernel`` functions for *one* record with
+:func:`register_kernels` (its ``verbs.py``, through :func:`register_module`). The
+batched drivers (``driver.py``) are written once and call the generic verbs below; numba
+resolves each verb at compile time from the record's dtype, so a driver compiled for
+Traffic Jam calls Traffic Jam's kernels directly (no function pointers, no Python in the
+loop) and its compiled form is cached per game.
 
 The contract (``rec`` is one record, ``cfg`` the game's configuration record):
 
@@ -49,9 +49,8 @@ The contract (``rec`` is one record, ``cfg`` the game's configuration record):
     mask is ``mask``; ``gs`` is the player's scratch (a tuple of arrays made by the
     greedy class's ``rollout_scratch(B)``) and ``i`` the row of it to use. Search
     agents play their rollouts with it (``rollout=greedy``). -1 means "no greedy
-    player": the caller picks a random legal move. Registered by
-    :func:`register_greedy` (the greedy modules import the kernels, so they cannot be
-    registered with them).
+    player": the caller picks a random legal move. The game's ``strategy/greedy.py``
+    defines it; its ``verbs.py`` gathers it with the others.
 
 Every record dtype also has the common fields ``rng_key``, ``rng_ctr`` (uint64),
 ``moves`` (int32, maintained by the drivers) and ``reward`` (float32 per seat).
@@ -96,6 +95,12 @@ def register_kernels(record_dtype: np.dtype, **kernels: Callable) -> None:
                                         **kernels}
 
 
+def is_registered(record_dtype: np.dtype) -> bool:
+    """Whether a game's verbs are registered for records of ``record_dtype`` (the drivers
+    refuse records of any other dtype before compiled code sees them)."""
+    return np.dtype(record_dtype) in _KERNELS
+
+
 def has_verb(record_dtype: np.dtype, verb: str) -> bool:
     """Whether the game of ``record_dtype`` has its own ``verb`` (an optional verb it
     did not register runs the default: no truncation, no estimate, ...)."""
@@ -110,20 +115,12 @@ def has_verb(record_dtype: np.dtype, verb: str) -> bool:
     return fn is not defaults.get(verb)
 
 
-def register_greedy(record_dtype: np.dtype, fn: Callable) -> None:
-    """Register the ``greedy`` verb of the game whose records are ``record_dtype``
-    (after its kernels: see the module docstring)."""
-    try:
-        _KERNELS[np.dtype(record_dtype)]["greedy"] = fn
-    except KeyError:
-        raise TypeError(f"no game kernels registered for record dtype {record_dtype}") from None
-
-
-def register_module(kernels: Any) -> None:
-    """Register a game's kernels module: its ``RECORD_DTYPE`` and the functions named
-    after the verbs (``init``, ``step``, ...; ``is_truncated`` if it has one)."""
-    found = {v: getattr(kernels, v) for v in VERBS + OPTIONAL_VERBS if hasattr(kernels, v)}
-    register_kernels(kernels.RECORD_DTYPE, **found)
+def register_module(verbs: Any) -> None:
+    """Register a game's verbs module (``<game>/verbs.py``): its ``RECORD_DTYPE`` and the
+    functions named after the verbs (``init``, ``step``, ...; each optional verb it has,
+    ``greedy`` and ``evaluate`` included)."""
+    found = {v: getattr(verbs, v) for v in VERBS + OPTIONAL_VERBS if hasattr(verbs, v)}
+    register_kernels(verbs.RECORD_DTYPE, **found)
 
 
 def _kernel(rec_type, verb: str) -> Callable:

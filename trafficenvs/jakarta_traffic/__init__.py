@@ -6,13 +6,12 @@ Rules: ``docs/rules/jakarta_traffic.md``. ``env()``/``raw_env()`` give the AEC e
 
 from __future__ import annotations
 
-from trafficenvs.jakarta_traffic import kernels
 from trafficenvs.jakarta_traffic.game import JakartaTrafficGame
+from trafficenvs.jakarta_traffic.rules.tiles import load_tiles
 from trafficenvs.jakarta_traffic.spec import SPEC
-from trafficenvs.jakarta_traffic.tiles import load_tiles
 from trafficenvs.registry import entry_points
 
 env, raw_env, vec_env = entry_points("jakarta_traffic")
 
 
-__all__ = ["SPEC", "JakartaTrafficGame", "env", "raw_env", "vec_env", "load_tiles", "kernels"]
+__all__ = ["SPEC", "JakartaTrafficGame", "env", "raw_env", "vec_env", "load_tiles"]

@@ -9,8 +9,8 @@ SPEC = GameSpec(
     summary="a 5x5 maze of rotatable tiles; mopeds trace paths between parking spots, pick up "
             "and deliver orders, manage a battery",
     game="trafficenvs.jakarta_traffic.game:JakartaTrafficGame",
-    kernels="trafficenvs.jakarta_traffic.kernels",
-    greedy="trafficenvs.jakarta_traffic.greedy:JakartaTrafficGreedy",
+    verbs="trafficenvs.jakarta_traffic.verbs",
+    greedy="trafficenvs.jakarta_traffic.strategy.greedy:JakartaTrafficGreedy",
     bench_options={"num_players": 3},
     doc_options={"num_players": 4},
     rules_page="docs/rules/jakarta_traffic.md",

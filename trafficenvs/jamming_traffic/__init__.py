@@ -7,10 +7,9 @@ Rules: ``docs/rules/jamming_traffic.md``. ``env()``/``raw_env()`` give the AEC e
 
 from __future__ import annotations
 
-from trafficenvs.jamming_traffic import kernels
 from trafficenvs.jamming_traffic.game import JammingTrafficGame
-from trafficenvs.jamming_traffic.maps import SHIPPED as MAPS
-from trafficenvs.jamming_traffic.maps import Map, load_map, random_map
+from trafficenvs.jamming_traffic.rules.maps import SHIPPED as MAPS
+from trafficenvs.jamming_traffic.rules.maps import Map, load_map, random_map
 from trafficenvs.jamming_traffic.spec import SPEC
 from trafficenvs.registry import entry_points
 
@@ -18,4 +17,4 @@ env, raw_env, vec_env = entry_points("jamming_traffic")
 
 
 __all__ = ["SPEC", "JammingTrafficGame", "Map", "MAPS", "env", "raw_env", "vec_env", "load_map",
-           "random_map", "kernels"]
+           "random_map"]

@@ -14,10 +14,22 @@ import numpy as np
 
 from trafficenvs.core.files import OptionTypeError, option_bool, option_int
 from trafficenvs.core.game import Game
-from trafficenvs.jamming_traffic import kernels as K
 from trafficenvs.jamming_traffic import state as S
-from trafficenvs.jamming_traffic.layout import MAX_TURNS, action_layout, obs_layout
-from trafficenvs.jamming_traffic.maps import Map, MapSpec, load_map
+from trafficenvs.jamming_traffic.rules.layout import (
+    CFG_DTYPE,
+    MAX_FACES,
+    MAX_PLAYERS,
+    MAX_TURNS,
+    RECORD_DTYPE,
+    action_layout,
+    obs_layout,
+)
+from trafficenvs.jamming_traffic.rules.maps import Map, MapSpec, load_map
+from trafficenvs.jamming_traffic.rules.tables import (
+    fill_layout_offsets,
+    fill_map_tables,
+    fill_options,
+)
 from trafficenvs.jamming_traffic.spec import SPEC
 from trafficenvs.jamming_traffic.state import (
     DIRECTIONS,
@@ -26,11 +38,6 @@ from trafficenvs.jamming_traffic.state import (
     STATE_KEYS,
     face_label,
     face_value,
-)
-from trafficenvs.jamming_traffic.tables import (
-    fill_layout_offsets,
-    fill_map_tables,
-    fill_options,
 )
 
 __all__ = ["DEFAULT_FACES", "DIRECTIONS", "FACE_ALIASES", "OPTIONAL_KEYS", "STATE_KEYS",
@@ -43,7 +50,7 @@ class JammingTrafficGame(Game):
     """Jamming Traffic for 2-10 players on one map (J1-J9).
 
     Options: ``map`` (a shipped name, a JSON path, a dict or a
-    :class:`~trafficenvs.jamming_traffic.maps.Map`), ``homes`` (one town per seat;
+    :class:`~trafficenvs.jamming_traffic.rules.maps.Map`), ``homes`` (one town per seat;
     None draws them from the reset seed, J3), ``faces`` (the faces of each of the
     two dice, J4), ``max_turns`` (truncate the game after this many turns, J9; the
     env's ``max_cycles`` also truncates, by moves) and ``shaping`` (reward 1 for each
@@ -53,9 +60,9 @@ class JammingTrafficGame(Game):
     """
 
     spec = SPEC
-    record_dtype = K.RECORD_DTYPE
+    record_dtype = RECORD_DTYPE
     min_players = 2
-    max_players = K.MAX_PLAYERS
+    max_players = MAX_PLAYERS
     default_max_cycles = 2000
 
     def __init__(
@@ -84,15 +91,15 @@ class JammingTrafficGame(Game):
         if isinstance(faces, (str, bytes)) or not hasattr(faces, "__iter__"):
             raise OptionTypeError(f"faces must be a list of die faces, got {faces!r}")
         faces = list(faces)
-        if not 1 <= len(faces) <= K.MAX_FACES:
-            raise ValueError(f"a die has 1 to {K.MAX_FACES} faces, got {len(faces)}")
+        if not 1 <= len(faces) <= MAX_FACES:
+            raise ValueError(f"a die has 1 to {MAX_FACES} faces, got {len(faces)}")
         self.faces = [face_value(f) for f in faces]
         if max_turns is not None:
             max_turns = option_int(max_turns, "max_turns (or None)", 1, MAX_TURNS)
         self.max_turns = max_turns
         self.shaping = option_bool(shaping, "shaping")
 
-        cfg = np.zeros(1, K.CFG_DTYPE)
+        cfg = np.zeros(1, CFG_DTYPE)
         c = cfg[0]
         fill_options(c, m, N, self.faces, homes, max_turns, self.shaping)
         self.ccw, self.move_table = fill_map_tables(c, m)
@@ -184,40 +191,8 @@ class JammingTrafficGame(Game):
     def from_dict(self, state: dict[str, Any]) -> np.ndarray:
         return S.from_dict(self, state)
 
-    # -- checks ----------------------------------------------------------------
     def check_invariants(self, rec: np.void) -> None:
-        n = self.num_players
-        R = self.map.num_roads
-        cnt = rec["cnt"][:R].astype(int)
-        assert cnt.sum() == 2 * R, f"cars not conserved: {cnt.sum()} on the roads, not {2 * R}"
-        q = rec["q"][:R]
-        ph = int(rec["phase"])
-        for r in range(R):
-            # a road never holds more than its queue: a longer one would overwrite the
-            # next road's queue in the record
-            assert 0 <= cnt[r] <= K.QLEN, f"road {r} holds {cnt[r]} cars, its queue {K.QLEN}"
-            assert (q[r][: cnt[r]] >= 0).all() and (q[r][cnt[r]:] == -1).all(), f"queue {r}"
-            if rec["held"][r]:
-                assert cnt[r] == 4, f"held road {r} holds {cnt[r]} cars"
-            elif ph in (K.STOP, K.OVER):  # a paused jam, or one cut short by the win
-                assert cnt[r] <= 5, f"road {r} holds {cnt[r]} cars"
-            else:
-                assert cnt[r] <= 3, f"road {r} holds {cnt[r]} cars and is not held"
-        cars = q[q > 0]
-        assert rec["car_road"][0] == -1, f"car_road[0] is {rec['car_road'][0]}, not -1"
-        for p in range(n):
-            want = 0 if (ph == K.SETUP and p >= rec["cur"]) else 1
-            assert (cars == p + 1).sum() == want, f"seat {p} has {(cars == p + 1).sum()} cars"
-            on = np.flatnonzero((q == p + 1).any(axis=1))
-            road = int(on[0]) if len(on) else -1
-            assert rec["car_road"][p + 1] == road, \
-                f"car_road[{p + 1}] is {rec['car_road'][p + 1]}, the car is on road {road}"
-        assert 0 <= rec["cur"] < n
-        if ph == K.OVER:
-            assert rec["winner"][:n].sum() <= 1
-        if ph == K.MOVE:
-            assert rec["moves_left"] > 0
-        assert len(set(rec["home"][:n].tolist())) == n
+        S.check_invariants(self, rec)
 
     # -- renders ---------------------------------------------------------------
     def render_ansi(self, rec: np.void, seat: int | None) -> str:

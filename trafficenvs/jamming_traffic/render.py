@@ -14,11 +14,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from trafficenvs.jamming_traffic import kernels as K
+from trafficenvs.jamming_traffic.rules.layout import (
+    MOVE,
+    ONE_WAY,
+    OVER,
+    PLACE,
+    ROUNDABOUT,
+    SETUP,
+    STOP,
+)
 
 if TYPE_CHECKING:
     from trafficenvs.jamming_traffic.game import JammingTrafficGame
-    from trafficenvs.jamming_traffic.maps import Map
+    from trafficenvs.jamming_traffic.rules.maps import Map
 
 PLAYER_RGB = [
     (220, 40, 40), (30, 110, 230), (30, 160, 60), (240, 160, 0), (150, 60, 200),
@@ -26,11 +34,11 @@ PLAYER_RGB = [
 ]
 NEUTRAL_RGB = (205, 205, 205)
 PHASE_TEXT = {
-    K.SETUP: "set-up: choose the road your car starts on",
-    K.PLACE: "place the rolled pieces",
-    K.MOVE: "move cars",
-    K.STOP: "endless jam: choose the town where it stops",
-    K.OVER: "game over",
+    SETUP: "set-up: choose the road your car starts on",
+    PLACE: "place the rolled pieces",
+    MOVE: "move cars",
+    STOP: "endless jam: choose the town where it stops",
+    OVER: "game over",
 }
 
 
@@ -44,7 +52,7 @@ def _dice(game: JammingTrafficGame, rec: np.void) -> str:
     labels = []
     for f in rec["dice"]:
         v = game.faces[int(f)]
-        labels.append("R" if v == K.ROUNDABOUT else ("O" if v == K.ONE_WAY else str(v)))
+        labels.append("R" if v == ROUNDABOUT else ("O" if v == ONE_WAY else str(v)))
     return " ".join(labels)
 
 
@@ -52,7 +60,7 @@ def _header(game: JammingTrafficGame, rec: np.void, seat: int | None) -> list[st
     ph = int(rec["phase"])
     n = game.num_players
     lines = [f"Jamming Traffic on {game.map.name!r} - turn {int(rec['turn']) + 1}"]
-    if ph == K.OVER:
+    if ph == OVER:
         win = [p for p in range(n) if rec["winner"][p]]
         lines.append("Game over: " + (f"player_{win[0]} wins" if win else "a draw (turn limit)"))
     else:
@@ -69,7 +77,7 @@ def _header(game: JammingTrafficGame, rec: np.void, seat: int | None) -> list[st
         a, b = game.map.roads[r][int(rec["ow_entry"])], game.map.roads[r][1 - int(rec["ow_entry"])]
         ow = f"road {r} {game.town_name(a)} -> {game.town_name(b)}"
     lines.append(f"Roundabout: {rb}   One-way: {ow}")
-    if ph == K.STOP:
+    if ph == STOP:
         loop = [game.town_name(t) for t in range(game.map.num_towns)
                 if int(rec["loop_towns"]) >> t & 1]
         lines.append("Endless loop through: " + ", ".join(loop))
@@ -378,8 +386,8 @@ def render_image(game: JammingTrafficGame, rec: np.void, seat: int | None) -> np
         vis = int(rec["visited"][p]) & ~(1 << home)
         d.rectangle([px, y, px + 14, y + 14], fill=PLAYER_RGB[p % 10])
         you = " (you)" if seat == p else ""
-        tomove = "  < to move" if p == rec["cur"] and rec["phase"] != K.OVER else ""
-        win = "  WINNER" if rec["phase"] == K.OVER and rec["winner"][p] else ""
+        tomove = "  < to move" if p == rec["cur"] and rec["phase"] != OVER else ""
+        win = "  WINNER" if rec["phase"] == OVER and rec["winner"][p] else ""
         d.text((px + 20, y), f"player_{p}{you}{tomove}{win}", fill=(0, 0, 0), font=font(14))
         y += 17
         d.text((px + 20, y), f"home {game.town_name(home)}, {bin(vis).count('1')}/{need} "
@@ -454,7 +462,7 @@ def render_compact(game: JammingTrafficGame, rec: np.void, seat: int | None) -> 
     ph = int(rec["phase"])
     n = game.num_players
     head = f"Jamming Traffic on {m.name!r}, turn {int(rec['turn']) + 1}"
-    if ph == K.OVER:
+    if ph == OVER:
         win = [p for p in range(n) if rec["winner"][p]]
         phrases = [head, f"game over, player_{win[0]} wins" if win else "game over, a draw"]
     else:
@@ -472,7 +480,7 @@ def render_compact(game: JammingTrafficGame, rec: np.void, seat: int | None) -> 
                    + (f", to place: {', '.join(pend)}" if pend else ""))
     phrases += [f"roundabout {rb}", f"one-way {ow}"]
     lines = pack_phrases(phrases)
-    if ph == K.STOP:
+    if ph == STOP:
         loop = [names[t] for t in range(m.num_towns) if int(rec["loop_towns"]) >> t & 1]
         lines.append("endless loop through: " + " ".join(loop))
     lines.append("roads, cars from the first town on (n neutral, digit seat, H held 4):")

@@ -9,8 +9,8 @@ SPEC = GameSpec(
     summary="towns and roads, cars queue three to a road, dice, roundabouts, one-way roads, "
             "jams that cascade (sometimes endlessly)",
     game="trafficenvs.jamming_traffic.game:JammingTrafficGame",
-    kernels="trafficenvs.jamming_traffic.kernels",
-    greedy="trafficenvs.jamming_traffic.greedy:JammingTrafficGreedy",
+    verbs="trafficenvs.jamming_traffic.verbs",
+    greedy="trafficenvs.jamming_traffic.strategy.greedy:JammingTrafficGreedy",
     bench_options={"num_players": 4},
     doc_options={"num_players": 4},
     rules_page="docs/rules/jamming_traffic.md",

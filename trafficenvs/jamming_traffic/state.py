@@ -27,13 +27,25 @@ from trafficenvs.core.statedict import (
     read_int_list,
     read_list,
 )
-from trafficenvs.jamming_traffic import kernels as K
+from trafficenvs.jamming_traffic.rules.geometry import pushed_exit
+from trafficenvs.jamming_traffic.rules.jams import loop_towns_of
+from trafficenvs.jamming_traffic.rules.layout import (
+    MOVE,
+    ONE_WAY,
+    OVER,
+    PHASES,
+    PLACE,
+    QLEN,
+    ROUNDABOUT,
+    SETUP,
+    STOP,
+)
 
 if TYPE_CHECKING:
     from trafficenvs.jamming_traffic.game import JammingTrafficGame
 
-FACE_ALIASES = {"roundabout": K.ROUNDABOUT, "r": K.ROUNDABOUT, "one-way": K.ONE_WAY,
-                "one_way": K.ONE_WAY, "oneway": K.ONE_WAY, "o": K.ONE_WAY}
+FACE_ALIASES = {"roundabout": ROUNDABOUT, "r": ROUNDABOUT, "one-way": ONE_WAY,
+                "one_way": ONE_WAY, "oneway": ONE_WAY, "o": ONE_WAY}
 DIRECTIONS = ("ccw", "cw")
 
 STATE_KEYS = {
@@ -67,7 +79,7 @@ def face_value(face: int | str) -> int:
 
 
 def face_label(v: int) -> int | str:
-    return "roundabout" if v == K.ROUNDABOUT else ("one-way" if v == K.ONE_WAY else int(v))
+    return "roundabout" if v == ROUNDABOUT else ("one-way" if v == ONE_WAY else int(v))
 
 
 def _car_label(c: int) -> int | str:
@@ -78,7 +90,7 @@ def to_dict(game: JammingTrafficGame, rec: np.void) -> dict[str, Any]:
     """The state dict of ``rec``, a record of ``game`` (``JammingTrafficGame.to_dict``)."""
     n = game.num_players
     T, R = game.map.num_towns, game.map.num_roads
-    phase = K.PHASES[int(rec["phase"])]
+    phase = PHASES[int(rec["phase"])]
     roads = [[_car_label(int(c)) for c in rec["q"][r][: rec["cnt"][r]]]
              for r in range(R)]
     rb = None
@@ -152,16 +164,16 @@ def from_dict(game: JammingTrafficGame, state: dict[str, Any]) -> np.ndarray:
     if rd.raw("map", game.map.name) != game.map.name:
         raise _bad("map", f"state is on map {state['map']!r}, this env on {game.map.name!r}")
     phase = rd.raw("phase")
-    if phase not in K.PHASES:
-        raise _bad("phase", f"phase must be one of {K.PHASES}, got {phase!r}")
-    ph = K.PHASES.index(phase)
+    if phase not in PHASES:
+        raise _bad("phase", f"phase must be one of {PHASES}, got {phase!r}")
+    ph = PHASES.index(phase)
     cur = rd.int("to_move", 0, n - 1)
     recs = game.new_records(1)
     r = recs[0]
     game.load_rng(r, state)
     r["moves"] = rd.int("moves", 0, INT32_MAX, default=0)
     turn = rd.int("turn", 0, game.max_turns or INT32_MAX, default=0)
-    if game.max_turns and turn == game.max_turns and ph != K.OVER:
+    if game.max_turns and turn == game.max_turns and ph != OVER:
         raise _bad("turn", f"the game is cut off after max_turns={game.max_turns} turns, "
                    "so at that turn it is over")
     r["turn"] = turn
@@ -177,7 +189,7 @@ def from_dict(game: JammingTrafficGame, state: dict[str, Any]) -> np.ndarray:
     _read_turn(game, rd, r, ph, phase)
     _read_jam_and_winner(game, rd, r, ph)
     _check_visits(game, r, ph, turn)
-    if ph == K.SETUP:
+    if ph == SETUP:
         _check_setup(game, r, turn)
     return recs
 
@@ -196,11 +208,11 @@ def _read_roads(game: JammingTrafficGame, rd: StateReader, r: np.void, ph: int, 
         read_list(cars, f"roads[{i}]")
         # mid-jam (a paused endless jam, or a win that cut a jam short) a road may hold
         # 4 unheld, and the one road the last pushed car joined 5 (checked below)
-        limit = 5 if ph in (K.STOP, K.OVER) else (4 if i in held else 3)
+        limit = 5 if ph in (STOP, OVER) else (4 if i in held else 3)
         if len(cars) > limit or (i in held and len(cars) != 4):
             raise _bad(f"roads[{i}]", f"road {i} holds {len(cars)} cars: a road holds at "
                        "most 3, exactly 4 if it is held by an endless jam (listed in 'held')"
-                       + ("; mid-jam at most 5" if ph in (K.STOP, K.OVER) else ""))
+                       + ("; mid-jam at most 5" if ph in (STOP, OVER) else ""))
         for j, car in enumerate(cars):
             if car == "n":
                 r["q"][i, j] = 0
@@ -219,7 +231,7 @@ def _read_roads(game: JammingTrafficGame, rd: StateReader, r: np.void, ph: int, 
         raise _bad("roads", f"roads {five} hold 5 cars: only the road a jam's last pushed "
                    "car joined can (it pushes its far car on before anything else moves)")
     for p in range(n):
-        want = 0 if (ph == K.SETUP and p >= cur) else 1
+        want = 0 if (ph == SETUP and p >= cur) else 1
         if owned[p] != want:
             raise _bad("roads", f"seat {p} has {owned[p]} cars on the roads; at this point "
                        f"it has {want}")
@@ -230,7 +242,7 @@ def _read_pieces(game: JammingTrafficGame, rd: StateReader, r: np.void) -> None:
     rb = rd.dict("roundabout", ("town", "direction"), default=None)
     r["rb_town"], r["rb_dir"] = -1, 0
     if rb is not None:
-        if K.ROUNDABOUT not in game.faces:
+        if ROUNDABOUT not in game.faces:
             raise _bad("roundabout", "this game's dice have no roundabout face, so the "
                        "roundabout is never placed")
         r["rb_town"] = read_int(rb["town"], "roundabout.town", 0, T - 1)
@@ -239,7 +251,7 @@ def _read_pieces(game: JammingTrafficGame, rd: StateReader, r: np.void) -> None:
     ow = rd.dict("one_way", ("road", "enter_at"), default=None)
     r["ow_road"], r["ow_entry"] = -1, 0
     if ow is not None:
-        if K.ONE_WAY not in game.faces:
+        if ONE_WAY not in game.faces:
             raise _bad("one_way", "this game's dice have no one-way face, so the one-way "
                        "sign is never placed")
         road = read_int(ow["road"], "one_way.road", 0, R - 1)
@@ -268,27 +280,27 @@ def _read_turn(game: JammingTrafficGame, rd: StateReader, r: np.void, ph: int, p
         read_choice(piece, f"pending[{i}]", ("roundabout", "one-way"))
     r["pend_rb"] = "roundabout" in pending
     r["pend_ow"] = "one-way" in pending
-    if (ph == K.PLACE) != bool(pending):
+    if (ph == PLACE) != bool(pending):
         raise _bad("pending", "placements are pending exactly in the 'place' phase")
-    rolled = {"roundabout": K.ROUNDABOUT in faces, "one-way": K.ONE_WAY in faces}
+    rolled = {"roundabout": ROUNDABOUT in faces, "one-way": ONE_WAY in faces}
     for piece in pending:
         if not rolled[piece]:
             raise _bad("pending", f"a {piece} placement is pending, but the dice {dice} "
                        f"show no {piece} face")
-    if ph in (K.PLACE, K.MOVE, K.STOP) and dice is None:
+    if ph in (PLACE, MOVE, STOP) and dice is None:
         raise _bad("dice", f"the '{phase}' phase needs the dice of this turn")
-    if ph == K.SETUP and dice is not None:
+    if ph == SETUP and dice is not None:
         raise _bad("dice", "the dice are first rolled when set-up is over")
     numbers = sum(v for v in faces if v > 0)
     # what each phase allows (J4, J5): place before any move, a move used by a stop
     lo, hi, why = {
-        K.SETUP: (0, 0, "no dice are rolled during set-up"),
-        K.PLACE: (numbers, numbers, "no car moves before the placements"),
-        K.MOVE: (1, numbers, "a player in the 'move' phase has a move left, at most the "
+        SETUP: (0, 0, "no dice are rolled during set-up"),
+        PLACE: (numbers, numbers, "no car moves before the placements"),
+        MOVE: (1, numbers, "a player in the 'move' phase has a move left, at most the "
                  "dice's numbers"),
-        K.STOP: (0, numbers - 1, "the move that started the paused jam was one of the "
+        STOP: (0, numbers - 1, "the move that started the paused jam was one of the "
                  "dice's numbers"),
-        K.OVER: (0, numbers, "at most the dice's numbers"),
+        OVER: (0, numbers, "at most the dice's numbers"),
     }[ph]
     ml = rd.raw("moves_left", 0)
     read_int(ml, "moves_left")
@@ -303,7 +315,7 @@ def _read_jam_and_winner(game: JammingTrafficGame, rd: StateReader, r: np.void, 
     n, R = game.num_players, game.map.num_roads
     r["js_road"], r["js_end"] = -1, -1
     r["loop_towns"] = 0
-    if ph == K.STOP:
+    if ph == STOP:
         jam = rd.dict("jam", ("road", "entry_end"), default=None)
         if jam is None:
             raise _bad("jam", "the 'stop' phase needs jam = {'road': r, 'entry_end': 0|1}")
@@ -311,21 +323,21 @@ def _read_jam_and_winner(game: JammingTrafficGame, rd: StateReader, r: np.void, 
         je = read_int(jam["entry_end"], "jam.entry_end", 0, 1)
         r["js_road"], r["js_end"] = jr, je
         _check_paused_jam(game, r, jr, je)
-        r["loop_towns"] = K.loop_towns_of(r, game.cfg[0], jr, je)
+        r["loop_towns"] = loop_towns_of(r, game.cfg[0], jr, je)
     elif rd.raw("jam", None) is not None:
         raise _bad("jam", "jam is only set in the 'stop' phase")
     winner = rd.int_list("winner", 0, n - 1, default=[])
-    if ph == K.OVER and not winner:  # cut off at max_turns, between moves
+    if ph == OVER and not winner:  # cut off at max_turns, between moves
         stray = [i for i in range(R) if r["cnt"][i] > 3 and not r["held"][i]]
         if stray:
             raise _bad("held", f"roads {stray} hold more than 3 cars without being held: "
                        "only a win ends the game mid-jam")
-    if ph not in (K.STOP, K.OVER):  # a win ends the game at once, even mid-jam
+    if ph not in (STOP, OVER):  # a win ends the game at once, even mid-jam
         stray = [i for i in range(R) if r["cnt"][i] > 3 and not r["held"][i]]
         if stray:
             raise _bad("held", f"roads {stray} hold more than 3 cars without being held")
     r["winner"][:] = 0
-    if ph == K.OVER:
+    if ph == OVER:
         if len(winner) > 1:
             raise _bad("winner", f"winner must list at most one seat in 0..{n - 1}")
         if not winner and (not game.max_turns or r["turn"] != game.max_turns):
@@ -362,7 +374,7 @@ def _check_paused_jam(game: JammingTrafficGame, r: np.void, jr: int, je: int) ->
     h0 = 2 * jr + je
     rr, ee, rests = jr, je, False
     for _ in range(2 * R + 1):  # a lap passes each (road, entry end) state once
-        ex = int(K.pushed_exit(r, cfg, rr, 1 - ee))
+        ex = int(pushed_exit(r, cfg, rr, 1 - ee))
         if ex < 0:
             raise _bad("jam", f"the car pushed off road {rr} has no exit: a jam that "
                        "dead-ends is never endless, so it is not paused")
@@ -396,14 +408,14 @@ def _check_visits(game: JammingTrafficGame, r: np.void, ph: int, turn: int) -> N
         if int(r["visited"][p]) & need == need:
             done.append(p)
     winners = [p for p in range(n) if r["winner"][p]]
-    if ph != K.OVER and done:
+    if ph != OVER and done:
         raise _bad(f"visited[{done[0]}]", f"seat {done[0]} has visited every town but its "
                    f"home {int(r['home'][done[0]])}: it has won, so the game is over "
                    f"(phase 'over', winner [{done[0]}])")
-    if ph == K.OVER and done != winners:
+    if ph == OVER and done != winners:
         raise _bad("winner", f"the winner is the seat that has visited every town but its "
                    f"home: {done}, got {winners}")
-    if ph == K.SETUP and any(r["visited"][:n]):
+    if ph == SETUP and any(r["visited"][:n]):
         raise _bad("visited", "no car has moved during set-up, so nothing is visited")
 
 
@@ -429,3 +441,41 @@ def _check_setup(game: JammingTrafficGame, r: np.void, turn: int) -> None:
         if int(r["q"][road][x]) != p + 1:
             raise _bad("roads", f"seat {p}'s car must be at the home end of road {road} "
                        f"(the neutral car there became its car)")
+
+
+def check_invariants(game: JammingTrafficGame, rec: np.void) -> None:
+    """Assert what holds in every reachable record (cars conserved, queues within their
+    roads, one car per seat, the phase's own conditions); the conformance tests run it
+    after every step."""
+    n = game.num_players
+    R = game.map.num_roads
+    cnt = rec["cnt"][:R].astype(int)
+    assert cnt.sum() == 2 * R, f"cars not conserved: {cnt.sum()} on the roads, not {2 * R}"
+    q = rec["q"][:R]
+    ph = int(rec["phase"])
+    for r in range(R):
+        # a road never holds more than its queue: a longer one would overwrite the
+        # next road's queue in the record
+        assert 0 <= cnt[r] <= QLEN, f"road {r} holds {cnt[r]} cars, its queue {QLEN}"
+        assert (q[r][: cnt[r]] >= 0).all() and (q[r][cnt[r]:] == -1).all(), f"queue {r}"
+        if rec["held"][r]:
+            assert cnt[r] == 4, f"held road {r} holds {cnt[r]} cars"
+        elif ph in (STOP, OVER):  # a paused jam, or one cut short by the win
+            assert cnt[r] <= 5, f"road {r} holds {cnt[r]} cars"
+        else:
+            assert cnt[r] <= 3, f"road {r} holds {cnt[r]} cars and is not held"
+    cars = q[q > 0]
+    assert rec["car_road"][0] == -1, f"car_road[0] is {rec['car_road'][0]}, not -1"
+    for p in range(n):
+        want = 0 if (ph == SETUP and p >= rec["cur"]) else 1
+        assert (cars == p + 1).sum() == want, f"seat {p} has {(cars == p + 1).sum()} cars"
+        on = np.flatnonzero((q == p + 1).any(axis=1))
+        road = int(on[0]) if len(on) else -1
+        assert rec["car_road"][p + 1] == road, \
+            f"car_road[{p + 1}] is {rec['car_road'][p + 1]}, the car is on road {road}"
+    assert 0 <= rec["cur"] < n
+    if ph == OVER:
+        assert rec["winner"][:n].sum() <= 1
+    if ph == MOVE:
+        assert rec["moves_left"] > 0
+    assert len(set(rec["home"][:n].tolist())) == n

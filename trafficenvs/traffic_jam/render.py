@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from trafficenvs.traffic_jam import kernels as K
-from trafficenvs.traffic_jam.layout import size_of_types
+from trafficenvs.traffic_jam.rules.layout import TIMES, TYPES, size_of_types
 
 if TYPE_CHECKING:
-    from trafficenvs.traffic_jam.deck import Card
     from trafficenvs.traffic_jam.game import TrafficJamGame
+    from trafficenvs.traffic_jam.rules.deck import Card
 
 TRIP_NAMES = ("to the country", "back to the city")
 STAGE_NAMES = ("first vehicles", "car and surprise")
@@ -87,7 +86,7 @@ def _road_last(rec: np.void, game: TrafficJamGame, t: int) -> list[tuple[int, in
 
 
 def _size(game: TrafficJamGame, kinds: list[int]) -> int:
-    per_type = [0] * len(K.TYPES)
+    per_type = [0] * len(TYPES)
     for k in kinds:
         per_type[game.deck.kinds[k].type] += 1
     return size_of_types(per_type)
@@ -96,7 +95,7 @@ def _size(game: TrafficJamGame, kinds: list[int]) -> int:
 def card_text(card: Card) -> str:
     """A card in words, as printed on it: ``[4 van s2 free]`` (joy, type, size icon,
     when it brings joy)."""
-    return f"[{card.joy} {K.TYPES[card.type]} s{SIZE_TEXT[card.type]} {COND_TEXT[card.condition]}]"
+    return f"[{card.joy} {TYPES[card.type]} s{SIZE_TEXT[card.type]} {COND_TEXT[card.condition]}]"
 
 
 def _wrap_items(head: str, items: list[str], width: int = 80) -> list[str]:
@@ -120,7 +119,7 @@ def render_text(game: TrafficJamGame, rec: np.void, seat: int | None) -> str:
     lines = [first or mover,
              (f"{mover}; " if first else "") + f"deck {rec['deck_n']} cards, discard pile "
              f"{rec['discard_n']}; a road jams over size {n}"]
-    for t, tname in enumerate(K.TIMES):
+    for t, tname in enumerate(TIMES):
         now = _road_now(rec, game, t)
         if now or rec["last_jam"][t] < 0 or rec["stage"] == 1:
             size = _size(game, [k for k, _ in now])
@@ -315,7 +314,7 @@ def render_image(game: TrafficJamGame, rec: np.void, seat: int | None) -> np.nda
     d.text((16 + CW / 2, dy + CH + 10), "discard", fill=FELT_TEXT, font=font(13), anchor="mm")
     # the roads
     rx = 110
-    for t, tname in enumerate(K.TIMES):
+    for t, tname in enumerate(TIMES):
         y = roads_y + t * road_h
         d.rounded_rectangle([rx, y, W - 12, y + road_h - 8], radius=10, fill=(78, 78, 82))
         for xx in range(rx + 150, W - 20, 36):  # lane markings
@@ -473,5 +472,5 @@ def reveals(game: TrafficJamGame, before: np.void, after: np.void) -> list[str]:
                 out.append(f"player_{p}: car on {kinds[c].label} ({ok}), surprise "
                            f"{kinds[s].label}")
         out.append("roads: " + ", ".join(f"{t} {'JAM' if after['last_jam'][i] == 1 else 'free'}"
-                                         for i, t in enumerate(K.TIMES)))
+                                         for i, t in enumerate(TIMES)))
     return out

@@ -9,8 +9,8 @@ SPEC = GameSpec(
     summary="hidden, simultaneous card plays onto morning, day and night roads, scored by "
             "whether each road jams",
     game="trafficenvs.traffic_jam.game:TrafficJamGame",
-    kernels="trafficenvs.traffic_jam.kernels",
-    greedy="trafficenvs.traffic_jam.greedy:TrafficJamGreedy",
+    verbs="trafficenvs.traffic_jam.verbs",
+    greedy="trafficenvs.traffic_jam.strategy.greedy:TrafficJamGreedy",
     bench_options={"num_players": 4},
     doc_options={"num_players": 4},
     rules_page="docs/rules/traffic_jam.md",

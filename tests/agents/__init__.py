@@ -1,0 +1,2 @@
+"""The agents: policies, the SB3 bridge, training, distillation, searches, the arena and
+ratings, checkpoints."""

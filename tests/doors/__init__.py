@@ -1,0 +1,2 @@
+"""The doors users come in by: Gymnasium, PettingZoo, RLlib, TorchRL, the CLI, play, replay
+and renders."""

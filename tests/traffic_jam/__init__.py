@@ -1,0 +1,2 @@
+"""Traffic Jam: its rules, env, layout, observation, parallel env and determinization;
+``positions.py`` draws positions."""
