@@ -6,6 +6,11 @@ when a kernel it calls (in another file) does. Our batched drivers live in
 happily load a driver compiled against yesterday's rules. We therefore point the
 cache of this package's functions at a directory named after a hash of the whole
 package source: any edit gives a fresh directory, an unchanged install reuses it.
+That directory lives in this user's cache folder as ``platformdirs`` names it
+(``user_cache_dir("trafficenvs")``: ``$XDG_CACHE_HOME/trafficenvs`` or
+``~/.cache/trafficenvs`` on Linux, ``~/Library/Caches/trafficenvs`` on macOS, under
+``%LOCALAPPDATA%`` on Windows). It is used only while it is private to this user
+(owned by them, closed to others): compiled code is loaded from it.
 
 The setting applies only while this package's modules are being decorated
 (``with package_cache(): import ...``); other libraries' caches are untouched.
@@ -37,6 +42,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from platformdirs import user_cache_dir
 
 _PKG = Path(__file__).resolve().parent
 
@@ -71,18 +78,35 @@ def source_hash() -> str:
     return h.hexdigest()[:16]
 
 
+def user_cache_base() -> Path | None:
+    """This user's cache folder for the package, as platformdirs names it for this
+    platform (``user_cache_dir("trafficenvs")``), or None for a user without a home
+    directory.
+
+    platformdirs knows each platform's convention (XDG on Linux, ``Library/Caches`` on
+    macOS, ``LOCALAPPDATA`` on Windows) so the cache goes where the system's tools look
+    for (and clean) caches. Without a home, platformdirs cannot expand ``~``: it raises
+    (older releases answer a relative ``~/...`` path); either way there is no per-user
+    folder to trust, and the caller falls back to the per-user temporary one.
+    """
+    try:
+        base = Path(user_cache_dir("trafficenvs"))
+    except RuntimeError:  # no home directory
+        return None
+    return base if base.is_absolute() else None
+
+
 def preferred_cache_dir() -> Path:
-    """Where the cache should be: ``NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or
-    ``~/.cache``, then ``trafficenvs/numba-<source hash>``."""
+    """Where the cache should be: ``NUMBA_CACHE_DIR`` (the user's choice), else
+    ``numba-<source hash>`` in :func:`user_cache_base`, else (no home directory) in the
+    per-user temporary folder, never shared: its owner is checked before use."""
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:
         return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    try:
-        base = Path(xdg) if xdg else Path.home() / ".cache"
-    except RuntimeError:  # no home directory: the per-user temporary one (never shared;
-        return _temp_base() / f"numba-{source_hash()}"  # its owner is checked before use)
-    return base / "trafficenvs" / f"numba-{source_hash()}"
+    base = user_cache_base()
+    if base is None:
+        return _temp_base() / f"numba-{source_hash()}"
+    return base / f"numba-{source_hash()}"
 
 
 def _private(path: Path) -> bool:

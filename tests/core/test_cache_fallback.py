@@ -141,6 +141,14 @@ def test_damaged_cache_entry_is_discarded_and_rebuilt(tmp_path, pattern, how):
 _WHERE = r"""
 import pathlib, sys, warnings
 if sys.argv[1] == "no-home":
+    # a user without a home: HOME unset (the caller's job) and no password entry, so
+    # neither pathlib nor platformdirs can expand "~"
+    import pwd
+
+    def _no_entry(uid):
+        raise KeyError(uid)
+    pwd.getpwuid = _no_entry
+
     def _no_home(cls):
         raise RuntimeError("no home")
     pathlib.Path.home = classmethod(_no_home)
@@ -210,3 +218,25 @@ def test_an_own_cache_folder_open_to_others_is_closed(tmp_path):
     assert where.startswith(str(xdg / "trafficenvs")), (where, warned)
     assert (xdg / "trafficenvs").stat().st_mode & 0o077 == 0
     assert Path(where).stat().st_mode & 0o077 == 0
+
+
+def test_the_default_cache_folder_is_platformdirs_user_cache_dir(tmp_path, monkeypatch):
+    """Without ``NUMBA_CACHE_DIR``, a usable (writable, private) default is the one
+    platformdirs names for this user, with no warning: here a fresh home's."""
+    from platformdirs import user_cache_dir
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "XDG_CACHE_HOME": None, "NUMBA_CACHE_DIR": None}
+    for key, value in env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+    base = Path(user_cache_dir("trafficenvs"))
+    assert base.is_relative_to(home), base  # the home's, not another default
+    assert _numba_cache.user_cache_base() == base
+    where, warned = _where(env)
+    assert where == str(base / f"numba-{_numba_cache.source_hash()}"), (where, warned)
+    assert warned == "[]", warned
+    assert Path(where).is_dir() and Path(where).stat().st_mode & 0o077 == 0
