@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import numpy as np
@@ -141,7 +142,7 @@ def test_greedy_beats_random_and_the_table_says_so():
     assert greedy.mean_score > rnd.mean_score
     assert res.mean_length == 24.0  # 6 trips x 2 stages x 2 players
     assert res.head_to_head["greedy"]["random"]["share"] == pytest.approx(greedy.win_share)
-    assert "| greedy |" in res.table()
+    assert re.search(r"^\| greedy +\|", res.table(), re.M)  # a row of the table
     data = json.loads(res.to_json())
     assert data["agents"][1]["name"] == "greedy"
     for a in (greedy, rnd):  # the reward interval is the win share's, rescaled (N = 2)
@@ -180,8 +181,19 @@ def test_arena_command_prints_the_table_and_writes_json(tmp_path, capsys):
     assert main(["arena", "traffic_jam", "--players", "2", "--agents", "random,greedy",
                  "--games", "100", "--json", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "| greedy |" in out and "win share" in out
+    assert re.search(r"^\| greedy +\|", out, re.M) and "win share" in out
     assert json.loads(path.read_text())["games"] == 100
+
+
+def test_arena_command_prints_plain_text_tables_on_request(capsys):
+    """``--format text``: the same columns and rows, without Markdown's pipes."""
+    assert main(["arena", "traffic_jam", "--players", "2", "--agents", "random,greedy",
+                 "--games", "20", "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert "|" not in out
+    assert re.search(r"^agent +win share +95% CI +mean reward", out, re.M)
+    assert re.search(r"^greedy +\d\.\d{3} +\[", out, re.M)
+    assert re.search(r"^row vs column +random +greedy", out, re.M)
 
 
 def test_unknown_agent_is_a_clear_error():

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from tabulate import tabulate
 
 from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ratings import rate_games
@@ -198,39 +199,53 @@ class ArenaResult:
                 return a
         raise KeyError(name)
 
-    def table(self) -> str:
-        """Markdown tables: per agent, then head to head (row vs column)."""
+    def table(self, tablefmt: str = "pipe") -> str:
+        """The results as two tables, per agent (best win share first), then head to
+        head (row vs column), under a line saying what was played.
+
+        Rendered by tabulate in ``tablefmt``: ``"pipe"`` (the default) is Markdown
+        that GitHub and most viewers render, with the columns aligned in the text too;
+        ``"simple"`` or any other tabulate format gives the same cells for a terminal
+        or a paper. The cells are formatted here (tabulate does not reformat them), so
+        every format shows the same digits and the intervals rounded outwards.
+        """
         lines = [
             f"{self.env_id}, {self.num_players} players, {self.games} games "
             f"(seats rotated, seed {self.seed}), {self.seconds:.1f} s; mean game length "
             f"{self.mean_length:.1f} moves; {self.truncated} cut by the move limit",
             "",
-            "| agent | win share | 95% CI | mean reward | mean score | rating (mu, sigma) "
-            "| ms / decision | simulations / s |",
-            "| --- | ---: | :---: | ---: | ---: | :---: | ---: | ---: |",
         ]
+        rows = []
         for a in sorted(self.agents, key=lambda s: -s.win_share):
             sims = "-" if a.simulations_per_s is None else f"{a.simulations_per_s:,.0f}"
-            lines.append(
-                f"| {a.name} | {a.win_share:.3f} | {ci_text(*a.win_ci)} | "
-                f"{a.mean_reward:+.3f} {ci_text(*a.reward_ci, sign=True)} | "
-                f"{a.mean_score:.2f} {ci_text(*a.score_ci, digits=2)} | "
-                f"{a.rating['mu']:.1f}, {a.rating['sigma']:.2f} | "
-                f"{a.ms_per_decision:.3f} | {sims} |"
-            )
+            rows.append([
+                a.name, f"{a.win_share:.3f}", ci_text(*a.win_ci),
+                f"{a.mean_reward:+.3f} {ci_text(*a.reward_ci, sign=True)}",
+                f"{a.mean_score:.2f} {ci_text(*a.score_ci, digits=2)}",
+                f"{a.rating['mu']:.1f}, {a.rating['sigma']:.2f}",
+                f"{a.ms_per_decision:.3f}", sims,
+            ])
+        lines.append(tabulate(
+            rows, headers=["agent", "win share", "95% CI", "mean reward", "mean score",
+                           "rating (mu, sigma)", "ms / decision", "simulations / s"],
+            tablefmt=tablefmt, disable_numparse=True,
+            colalign=("left", "right", "center", "right", "right", "center", "right",
+                      "right")))
         names = [a.name for a in self.agents]
         if len(names) > 1:
-            lines += ["", "| row vs column | " + " | ".join(names) + " |",
-                      "| --- |" + " :---: |" * len(names)]
+            rows = []
             for a in names:
-                cells = []
+                cells = [a]
                 for b in names:
                     h = self.head_to_head.get(a, {}).get(b)
                     cells.append(
                         "-" if h is None or a == b
                         else f"{h['share']:.3f} {ci_text(*h['ci'])} n={h['n']}"
                     )
-                lines.append(f"| {a} | " + " | ".join(cells) + " |")
+                rows.append(cells)
+            lines += ["", tabulate(rows, headers=["row vs column", *names], tablefmt=tablefmt,
+                                   disable_numparse=True,
+                                   colalign=("left", *["center"] * len(names)))]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,6 +7,9 @@ import sys
 
 from trafficenvs.registry import game_name, make_game
 
+#: the arena command's ``--format`` choices, as tabulate's table formats
+TABLE_FORMATS = {"markdown": "pipe", "text": "simple"}
+
 
 def _int_at_least(text: str, low: int) -> int:
     try:
@@ -150,6 +153,7 @@ def split_agent_specs(text: str) -> list[str]:
 
 
 def add_arena_args(p: argparse.ArgumentParser) -> None:
+    """The ``arena`` subcommand's options, on the parser ``trafficenvs.cli`` builds."""
     p.add_argument("game", help="e.g. traffic_jam")
     p.add_argument("--players", type=positive_int, default=2, help="seats at every table")
     p.add_argument("--agents", default="random,greedy",
@@ -161,10 +165,13 @@ def add_arena_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the games and agents")
     p.add_argument("--num-envs", type=positive_int, default=None, help="games played at once")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the results here")
+    p.add_argument("--format", choices=sorted(TABLE_FORMATS), default="markdown",
+                   help="the tables as Markdown (to paste in a page) or plain text")
     p.set_defaults(run=run_arena_cmd)
 
 
 def run_arena_cmd(args: argparse.Namespace) -> int:
+    """Play the arena the options ask for, print its tables, write its JSON if asked."""
     from trafficenvs.agents.arena import run_arena
     from trafficenvs.agents.zoo import make_agents
 
@@ -174,7 +181,7 @@ def run_arena_cmd(args: argparse.Namespace) -> int:
     agents = make_agents(specs, game, seed=args.seed)
     res = run_arena(name, agents, args.players, args.games, seed=args.seed,
                     num_envs=args.num_envs)
-    sys.stdout.write(res.table() + "\n")
+    sys.stdout.write(res.table(TABLE_FORMATS[args.format]) + "\n")
     if args.json:
         res.to_json(args.json)
     return 0

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tabulate import tabulate
+
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
@@ -64,7 +66,15 @@ def headline(result: dict[str, Any], name: str) -> dict[str, Any]:
     return out
 
 
-def text_table(result: dict[str, Any]) -> str:
+def text_table(result: dict[str, Any], tablefmt: str = "simple") -> str:
+    """The whole run for a terminal: the machine and the peers, then per game its
+    sizes, start-up, AEC loop, pure-Python rate, memory and a table of the vectorised
+    env by batch and threads (median and the runs' range).
+
+    The table is rendered by tabulate in ``tablefmt`` (``"simple"``: aligned columns
+    under a rule; any tabulate format, e.g. ``"pipe"`` to paste it in a page); the
+    figures are formatted here, so every format shows the same digits.
+    """
     m = result["machine"]
     lines = [f"{m['date']}  {m['cpu']}  {m['cores']} cores  numba {m['numba']} "
              f"({m['threading_layer']})  copy {result['bandwidth']['copy_gib_per_s']:.1f} GiB/s"]
@@ -98,10 +108,11 @@ def text_table(result: dict[str, Any]) -> str:
         st = g["startup"]
         cold = f"cold {st['cold']['total_s']:.1f} s, " if "cold" in st else ""
         lines.append(f"start-up (import + first steps): {cold}warm {st['warm']['total_s']:.2f} s")
-        for kind in ("env()", "raw"):
-            rate = g["aec"][kind]
-            ref = f"  ({rate / c4[kind]:.2f}x connect_four_v3)" if c4 else ""
-            lines.append(f"AEC {kind:6s} {rate:>14,.0f}/s {_range(g['aec'], kind)}{ref}")
+        aec = [[f"AEC {kind}", f"{g['aec'][kind]:,.0f}/s", _range(g["aec"], kind),
+                *([f"({g['aec'][kind] / c4[kind]:.2f}x connect_four_v3)"] if c4 else [])]
+               for kind in ("env()", "raw")]
+        lines.append(tabulate(aec, tablefmt="plain", disable_numparse=True,
+                              colalign=("left", "right", "left", "left")))
         lines.append(f"pure Python (NUMBA_DISABLE_JIT=1, batch 8): "
                      f"{g['nojit']['env_steps_per_s']:,.0f}/s")
         if "memory" in g:
@@ -109,12 +120,15 @@ def text_table(result: dict[str, Any]) -> str:
             lines.append(f"memory at batch {mem['batch']}: env arrays "
                          f"{mem['env_buffers_mib']:.0f} MiB, resident +{mem['env_rss_mib']:.0f} "
                          f"MiB, process peak {mem['peak_rss_mib']:.0f} MiB")
-        lines.append(f"{'batch':>6} {'threads':>7} {'env steps/s':>14} {'(min-max)':>17} "
-                     f"{'kernel-only':>14}")
+        vec = []
         for v in g["vector"]:
             lo, hi = v.get("env_range", (v["env_steps_per_s"],) * 2)
-            lines.append(f"{v['batch']:>6} {v['threads']:>7} {v['env_steps_per_s']:>14,.0f} "
-                         f"{_m(lo):>8}-{_m(hi):<8} {v['kernel_steps_per_s']:>14,.0f}")
+            vec.append([str(v["batch"]), str(v["threads"]), f"{v['env_steps_per_s']:,.0f}",
+                        f"{_m(lo)}-{_m(hi)}", f"{v['kernel_steps_per_s']:,.0f}"])
+        lines.append(tabulate(vec, headers=["batch", "threads", "env steps/s", "(min-max)",
+                                            "kernel-only"],
+                              tablefmt=tablefmt, disable_numparse=True,
+                              colalign=("right", "right", "right", "center", "right")))
         sm = g.get("shared_machine")
         if sm:
             r = sm["ratio_2t_1t_loaded"]
@@ -135,48 +149,58 @@ def _mr(v: dict, key: str = "env") -> str:
     return f"{_m(med)}/s ({_m(lo)}-{_m(hi)})" if lo is not None else f"{_m(med)}/s"
 
 
-def markdown_table(result: dict[str, Any]) -> str:
+def markdown_table(result: dict[str, Any], tablefmt: str = "pipe") -> str:
     """The README's tables: throughput (medians with the runs' range), and, when the
-    run has it, the shared-machine figure."""
+    run has it, the shared-machine figure, then a note on the machine and the peers.
+
+    Rendered by tabulate in ``tablefmt``: ``"pipe"`` is the Markdown the README shows
+    (aligned in its source too); another tabulate format (``"simple"``) gives the same
+    cells as plain text.
+    """
     m = result["machine"]
     c4 = result["peers"].get("connect_four_v3")
     pgx = result["peers"].get("pgx_connect_four")
-    rows = [
-        "| game | vectorised env, batch 4096, 2 threads | kernel-only | vs pgx connect four "
-        "| AEC `env()` | vs PettingZoo connect four | pure Python | record | obs + mask "
-        "per step | of copy bandwidth | start-up warm |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
+    table = []
     for name, g in result["games"].items():
         h = headline(result, name)
         best = max(g["vector"], key=lambda v: (v["batch"] == 4096, v["threads"]))
         warm = g["startup"]["warm"]["total_s"]
-        rows.append(
-            f"| {name} | {_mr(best)} | {_m(h['kernel_4096'])}/s | "
-            f"{_x(h.get('vec_vs_pgx'), h.get('vec_vs_pgx_range'))} | "
-            f"{_m(h['aec_env'])}/s {_range(g['aec'], 'env()')} | "
-            f"{_x(h.get('aec_vs_c4'))} | {_m(h['nojit'])}/s | "
-            f"{g['sizes']['record_bytes']} B | {g['sizes']['obs_mask_bytes_per_step']} B | "
-            f"{100 * h['obs_mask_share_of_copy_bw']:.0f}% | {warm:.2f} s |"
-        )
+        table.append([
+            name, _mr(best), f"{_m(h['kernel_4096'])}/s",
+            _x(h.get("vec_vs_pgx"), h.get("vec_vs_pgx_range")),
+            f"{_m(h['aec_env'])}/s {_range(g['aec'], 'env()')}",
+            _x(h.get("aec_vs_c4")), f"{_m(h['nojit'])}/s",
+            f"{g['sizes']['record_bytes']} B", f"{g['sizes']['obs_mask_bytes_per_step']} B",
+            f"{100 * h['obs_mask_share_of_copy_bw']:.0f}%", f"{warm:.2f} s",
+        ])
+    rows = [tabulate(table, headers=[
+        "game", "vectorised env, batch 4096, 2 threads", "kernel-only", "vs pgx connect four",
+        "AEC `env()`", "vs PettingZoo connect four", "pure Python", "record",
+        "obs + mask per step", "of copy bandwidth", "start-up warm"],
+        tablefmt=tablefmt, disable_numparse=True, colalign=["left"] * 11)]
     loaded = [(n, g["shared_machine"]) for n, g in result["games"].items()
               if "shared_machine" in g]
     if loaded:
-        rows += ["", "With one core kept busy by a process the harness starts (medians; "
-                 "1 and 2 threads alternate):", "",
-                 "| game | batch 64: 1 / 2 threads | 2 / 1 | batch 4096: 1 / 2 threads | 2 / 1 "
-                 "| idle 2 / 1 (batch 64, 4096) | batch 1 kept | AEC `env()` kept |",
-                 "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+        table = []
         for name, sm in loaded:
             ld = sm["loaded"]
             r = sm["ratio_2t_1t_loaded"]
             k = sm["kept_under_load"]
-            idle = ", ".join(f"{x:.2f}" for x in sm["ratio_2t_1t_idle"].values())
-            rows.append(
-                f"| {name} | {_m(ld['vec 64 x1']['median'])} / {_m(ld['vec 64 x2']['median'])} "
-                f"| {r['64']:.2f} | {_m(ld['vec 4096 x1']['median'])} / "
-                f"{_m(ld['vec 4096 x2']['median'])} | {r['4096']:.2f} | {idle} | "
-                f"{k['vec 1']:.2f} | {k['aec env()']:.2f} |")
+            table.append([
+                name, f"{_m(ld['vec 64 x1']['median'])} / {_m(ld['vec 64 x2']['median'])}",
+                f"{r['64']:.2f}",
+                f"{_m(ld['vec 4096 x1']['median'])} / {_m(ld['vec 4096 x2']['median'])}",
+                f"{r['4096']:.2f}", ", ".join(f"{x:.2f}" for x in sm["ratio_2t_1t_idle"].values()),
+                f"{k['vec 1']:.2f}", f"{k['aec env()']:.2f}",
+            ])
+        rows += ["", "With one core kept busy by a process the harness starts (medians; "
+                 "1 and 2 threads alternate):", "",
+                 tabulate(table, headers=[
+                     "game", "batch 64: 1 / 2 threads", "2 / 1", "batch 4096: 1 / 2 threads",
+                     "2 / 1", "idle 2 / 1 (batch 64, 4096)", "batch 1 kept", "AEC `env()` kept"],
+                     tablefmt=tablefmt, disable_numparse=True,
+                     colalign=("left", "left", "right", "left", "right", "right", "right",
+                               "right"))]
     peers = []
     if c4:
         peers.append(f"PettingZoo `connect_four_v3` AEC `env()` loop {_m(c4['env()'])}/s")
