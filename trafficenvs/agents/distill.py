@@ -24,14 +24,16 @@ rollout), so the demonstrations leak nothing hidden into the student.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trafficenvs.agents.policy import Policy
 from trafficenvs.registry import make_vec
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @dataclass
@@ -56,6 +58,25 @@ class Demonstrations:
                      for k in ("observation", "action_mask", "action", "ret")))
 
 
+def _progress_bar(what: str, disable: bool) -> Progress:
+    """A rich progress bar for a count with a known total (``disable``: draws nothing).
+
+    The bar, the count, the elapsed and the remaining time; rich redraws it in place on a
+    terminal or a notebook and writes its final state once where output is a file.
+    """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn(f"  {what}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TimeRemainingColumn(), disable=disable)
+
+
 def _act(agent: Policy, venv: Any, out: Any, rows: np.ndarray) -> np.ndarray:
     extra = {"records": venv.records[rows]} if getattr(agent, "needs_records", False) else {}
     return agent.act(out.observation[rows], out.action_mask[rows], out.current_player[rows],
@@ -70,7 +91,8 @@ def collect(env_id: str, num_players: int, teacher: Policy, decisions: int, *,
 
     Every seat of every game is recorded, so the student learns to play every seat.
     Decisions of games still under way when the count is reached have no result
-    (``ret`` NaN; :func:`fit` leaves them out of the value loss).
+    (``ret`` NaN; :func:`fit` leaves them out of the value loss). ``progress`` shows a
+    progress bar (rich's, like the training's): a search teacher can take minutes.
     """
     if decisions < 1:
         raise ValueError(f"decisions must be at least 1, got {decisions}")
@@ -95,32 +117,32 @@ def collect(env_id: str, num_players: int, teacher: Policy, decisions: int, *,
     ret = np.zeros((b, num_players), np.float64)
     rows = np.arange(b)
     m = 0
-    t0 = last = time.perf_counter()
-    while m < decisions:
-        labels = _act(teacher, venv, out, rows)
-        played = labels
-        if student is not None and beta < 1.0:
-            mine = rng.random(b) >= beta
-            if mine.any():
-                played = labels.copy()
-                played[mine] = _act(student, venv, out, rows[mine])
-        k = min(b, cap - m)
-        obs[m:m + k] = out.observation[:k]
-        mask[m:m + k] = out.action_mask[:k]
-        act[m:m + k] = labels[:k]
-        seat[m:m + k] = out.current_player[:k]
-        episode[m:m + k] = ep_of_row[:k]
-        m += k
-        out = venv.step(played)
-        ret += out.rewards
-        for i in np.flatnonzero(out.terminated | out.truncated):
-            results[ep_of_row[i]] = ret[i].astype(np.float32)
-            ret[i] = 0.0
-            ep_of_row[i] = len(results)
-            results.append(np.full(num_players, np.nan, np.float32))
-        if progress and time.perf_counter() - last > 10:
-            last = time.perf_counter()
-            print(f"  collected {m}/{decisions} decisions ({last - t0:.0f} s)", flush=True)
+    bar = _progress_bar("collecting decisions", disable=not progress)
+    task = bar.add_task("collect", total=decisions)
+    with bar:
+        while m < decisions:
+            labels = _act(teacher, venv, out, rows)
+            played = labels
+            if student is not None and beta < 1.0:
+                mine = rng.random(b) >= beta
+                if mine.any():
+                    played = labels.copy()
+                    played[mine] = _act(student, venv, out, rows[mine])
+            k = min(b, cap - m)
+            obs[m:m + k] = out.observation[:k]
+            mask[m:m + k] = out.action_mask[:k]
+            act[m:m + k] = labels[:k]
+            seat[m:m + k] = out.current_player[:k]
+            episode[m:m + k] = ep_of_row[:k]
+            m += k
+            out = venv.step(played)
+            ret += out.rewards
+            for i in np.flatnonzero(out.terminated | out.truncated):
+                results[ep_of_row[i]] = ret[i].astype(np.float32)
+                ret[i] = 0.0
+                ep_of_row[i] = len(results)
+                results.append(np.full(num_players, np.nan, np.float32))
+            bar.update(task, completed=min(m, decisions))
     res = np.stack(results)
     m = decisions
     return Demonstrations(obs[:m].copy(), mask[:m].copy(), act[:m].copy(),
