@@ -36,7 +36,7 @@ import numpy as np
 
 import trafficenvs
 from trafficenvs.agents import make_greedy
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 
 DATA = Path(__file__).resolve().parent / "data" / "play_digests.json"
 #: the ``--play-only`` digests (small size) of the last v0 code: the v1 observations
@@ -117,7 +117,7 @@ def digest(name: str, size: str = "small", play_only: bool = False,
     greedy = make_greedy(game, seed=0)
     h = hashlib.sha256()
     out = venv.reset(seed=1234)
-    states = driver.rng_states(n, 99, **on)
+    states = sampler.rng_states(n, 99, **on)
     acts = np.zeros(n, np.int64)
     sampled = venv.as_device_array(acts) if gpu else acts
     rng = np.random.default_rng(5)
@@ -129,7 +129,7 @@ def digest(name: str, size: str = "small", play_only: bool = False,
             h.update(np.ascontiguousarray(arr).tobytes())
         g = greedy.act(view.observation, view.action_mask, view.current_player)
         h.update(g.tobytes())
-        driver.sample_legal(out.action_mask, states, sampled)
+        sampler.sample_legal(out.action_mask, states, sampled)
         if gpu:
             acts = to_numpy(sampled)
         if t % 4 == 3:

@@ -11,13 +11,13 @@ from elsewhere.
 
 from __future__ import annotations
 
-from trafficenvs._numba_cache import package_cache
 from trafficenvs.core.threads import configure_threading_layer, threading_report
+from trafficenvs.numba_cache import package_cache
 
 configure_threading_layer()  # before numba starts its pool: see core/threads.py
 
 with package_cache():
-    from trafficenvs.core import driver  # noqa: F401  (compiled kernels: cache location)
+    from trafficenvs.core import driver, sampler  # noqa: F401  (compiled kernels: cache location)
 
 from trafficenvs.core.spec import GameSpec, specs  # noqa: E402
 

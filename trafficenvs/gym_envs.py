@@ -55,8 +55,7 @@ def make_single_env(game: str, opponents: str | Sequence[str] | Any = "random",
 def opponent_policies(opponents: str | Sequence[str] | Any, game: Any, seed: int) -> list[Any]:
     """``opponents`` (specs as on the command line, a list of them, or policy objects)
     as policies for ``game``, each seeded from ``seed``."""
-    from trafficenvs.agents.commands import split_agent_specs
-    from trafficenvs.agents.zoo import make_agent
+    from trafficenvs.agents.zoo import make_agent, split_agent_specs
 
     if isinstance(opponents, str):
         opponents = split_agent_specs(opponents)

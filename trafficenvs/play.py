@@ -147,9 +147,8 @@ def play(
 ) -> int:
     """Play one game in the terminal against ``opponents`` (arena agent specs, comma
     list, dealt to the other seats in turn); returns 0 when the game ends or you quit."""
-    from trafficenvs.agents.commands import split_agent_specs
     from trafficenvs.agents.policy import act_aec
-    from trafficenvs.agents.zoo import make_agents
+    from trafficenvs.agents.zoo import make_agents, split_agent_specs
     from trafficenvs.registry import game_name, make, make_game
 
     name = game_name(game)

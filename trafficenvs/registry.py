@@ -68,6 +68,31 @@ def make_game(env_id: str, **options: Any) -> Game:
     return cls(**options)
 
 
+def as_game(game: Game | str, num_players: int | None = None, **options: Any) -> Game:
+    """``game`` itself if it is a :class:`Game`, else the game of env id ``game`` made with
+    ``num_players`` (if given) and ``options``.
+
+    Why: the agents, the arena and the trainers take either; a caller that already holds
+    the game (with its options, deck or map) passes it once instead of having each of
+    them rebuild it from a name. A Game carries its options, so options given with one
+    are an error rather than a silent choice between the two (``num_players`` may be
+    given if it is the game's own).
+    """
+    if isinstance(game, Game):
+        if num_players is not None and num_players != game.num_players:
+            raise ValueError(f"num_players={num_players}, but the game is for "
+                             f"{game.num_players} players")
+        if options:
+            raise TypeError(f"options {sorted(options)} given with a Game: a Game carries its "
+                            f"own options (make it with them, or pass its env id)")
+        return game
+    if not isinstance(game, str):
+        raise TypeError(f"game must be a Game or an env id (a str), got {type(game).__name__}")
+    if num_players is not None:
+        options["num_players"] = num_players
+    return make_game(game, **options)
+
+
 def make(
     env_id: str,
     *,
@@ -89,10 +114,11 @@ def make(
     return wrap(env) if wrapped else env
 
 
-def make_vec(env_id: str, *, num_envs: int, max_cycles: int | None = None,
+def make_vec(env_id: str | Game, *, num_envs: int, max_cycles: int | None = None,
              num_threads: int | None = None, device: str = "cpu",
              **options: Any) -> TrafficVecEnv | CudaVecEnv:
-    """A vectorised env: ``num_envs`` games of ``env_id`` stepped together.
+    """A vectorised env: ``num_envs`` games of ``env_id`` stepped together (``env_id`` may
+    also be a :class:`Game`, made with its options: see :func:`as_game`).
 
     ``device``: ``"cpu"`` (numba's threads; ``num_threads`` of them, 1 = serial, None =
     numba's current setting; see :class:`~trafficenvs.core.vector.TrafficVecEnv`), or
@@ -103,7 +129,7 @@ def make_vec(env_id: str, *, num_envs: int, max_cycles: int | None = None,
     from trafficenvs.core.cuda_vector import parse_device
 
     kind, index = parse_device(device)
-    game = make_game(env_id, **options)
+    game = as_game(env_id, **options)
     if kind == "cpu":
         return TrafficVecEnv(game, num_envs=num_envs, max_cycles=max_cycles,
                              num_threads=num_threads)
@@ -184,7 +210,7 @@ def make_parallel(
     """
     import importlib
 
-    from trafficenvs._numba_cache import package_cache
+    from trafficenvs.numba_cache import package_cache
 
     game = make_game(env_id, **options)
     target = getattr(game, "parallel_env_class", None)

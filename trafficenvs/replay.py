@@ -105,8 +105,7 @@ def env_png(env: Any) -> bytes | None:
 
 
 def _agents(specs: Sequence[AgentLike] | str, game: Game, seed: int) -> list[Policy]:
-    from trafficenvs.agents.commands import split_agent_specs
-    from trafficenvs.agents.zoo import make_agents
+    from trafficenvs.agents.zoo import make_agents, split_agent_specs
 
     if isinstance(specs, str):
         specs = split_agent_specs(specs)

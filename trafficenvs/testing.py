@@ -17,6 +17,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from trafficenvs.core import sampler
 from trafficenvs.registry import make, make_game, make_vec
 
 
@@ -192,7 +193,6 @@ def check_observation_bounds(
     with ``observation_space(agent).contains`` on every observation. Returns the largest
     value seen per entry (for tests that also want each bound reached).
     """
-    from trafficenvs.core import driver
 
     game = make_game(env_id, **options)
     high = game.obs_high.astype(np.int64)
@@ -216,7 +216,7 @@ def check_observation_bounds(
         venv = make_vec(env_id, num_envs=num_envs, **options)
         n, N = num_envs, venv.num_players
         out = venv.reset(seed=s * num_envs)
-        states = driver.rng_states(n, s + 1)
+        states = sampler.rng_states(n, s + 1)
         acts = np.zeros(n, np.int64)
         seats = np.zeros(n, np.int64)
         for t in range(steps):
@@ -226,7 +226,7 @@ def check_observation_bounds(
                 for j in range(N):
                     seats[:] = (np.arange(n) + j) % N
                     check(venv.observe(seats), f"{where} seat offset {j}")
-            driver.sample_legal(out.action_mask, states, acts)
+            sampler.sample_legal(out.action_mask, states, acts)
             out = venv.step(acts)
             ended = out.terminated | out.truncated
             check(out.final_observation[ended], f"{where} final observation")
@@ -270,7 +270,6 @@ def play_trace(env_id: str, device: str = "cpu", num_envs: int = 6, steps: int =
     and final records of the rows that ended. The CPU env and the GPU env of the same
     arguments must return equal arrays (``device``: ``"cpu"``, ``"cuda"``, ``"cuda:K"``).
     """
-    from trafficenvs.core import driver
     from trafficenvs.core.vector import to_numpy
 
     n = num_envs
@@ -279,7 +278,7 @@ def play_trace(env_id: str, device: str = "cpu", num_envs: int = 6, steps: int =
     gpu = device != "cpu"
     out: dict[str, list[np.ndarray]] = {f: [] for f in TRACE_STEP_FIELDS}
     out.update(final_observation=[], final_records=[], records=[], actions=[])
-    states = driver.rng_states(n, seed + 1, device=device)
+    states = sampler.rng_states(n, seed + 1, device=device)
     acts = env.as_device_array(np.zeros(n, np.int64)) if gpu else np.zeros(n, np.int64)
     rng = np.random.default_rng(seed + 2)
     res = env.reset(seed=seed)
@@ -292,7 +291,7 @@ def play_trace(env_id: str, device: str = "cpu", num_envs: int = 6, steps: int =
             out["final_observation"].append(host.final_observation[ended])
             out["final_records"].append(_record_bytes(host.final_records[ended]))
         out["records"].append(_record_bytes(to_numpy(env.records)))
-        driver.sample_legal(res.action_mask, states, acts)
+        sampler.sample_legal(res.action_mask, states, acts)
         a = to_numpy(acts)
         out["actions"].append(a)
         active = rng.random(n) >= 0.25 if t % 3 == 1 else None

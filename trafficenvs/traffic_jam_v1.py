@@ -71,7 +71,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from trafficenvs.core import driver
+from trafficenvs.core import checks, driver
 from trafficenvs.core.aec import RENDER_MODES
 from trafficenvs.registry import entry_points, make_parallel
 from trafficenvs.traffic_jam.game import TrafficJamGame
@@ -102,20 +102,20 @@ class TrafficJamParallelEnv(ParallelEnv):
     ):
         if not isinstance(game, TrafficJamGame):
             raise TypeError(f"game must be a TrafficJamGame (trafficenvs.make_game("
-                            f"'traffic_jam-v1', ...)), got {driver.describe(game)}")
+                            f"'traffic_jam-v1', ...)), got {checks.describe(game)}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         self.render_mode = render_mode
         if render_seat is not None:
-            render_seat = driver.check_int(render_seat, "render_seat", 0, game.num_players - 1)
+            render_seat = checks.check_int(render_seat, "render_seat", 0, game.num_players - 1)
         self.render_seat = render_seat
         if illegal_reward is not None:
             if isinstance(illegal_reward, (bool, np.bool_)) or not isinstance(
                     illegal_reward, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(illegal_reward):
                 raise TypeError(f"illegal_reward must be a finite number or None, "
-                                f"got {driver.describe(illegal_reward)}")
+                                f"got {checks.describe(illegal_reward)}")
             illegal_reward = float(illegal_reward)
         self.illegal_reward = illegal_reward
         self.metadata = dict(self.metadata, name=game.env_id().replace("-v", "_v"))
@@ -139,7 +139,7 @@ class TrafficJamParallelEnv(ParallelEnv):
         self._bad = np.zeros(n, np.bool_)
         self._rew = np.zeros(n, np.float64)
         self._has_reset = False
-        #: draws the seed of a ``reset()`` without one (``driver.next_seed``)
+        #: draws the seed of a ``reset()`` without one (``checks.next_seed``)
         self.np_random: np.random.Generator | None = None
         self.agents: list[str] = []
 
@@ -156,11 +156,11 @@ class TrafficJamParallelEnv(ParallelEnv):
 
     @max_cycles.setter
     def max_cycles(self, value: int) -> None:
-        self._max_cycles = driver.check_int(value, "max_cycles", 1)
+        self._max_cycles = checks.check_int(value, "max_cycles", 1)
         self.max_moves = self._max_cycles * self._base_game.num_players
         # the AEC env's configuration for the same limit: the same clock in the observations
         self.game = self._base_game.with_horizon(self.max_moves)
-        driver.note_game(self.game)
+        checks.note_game(self.game)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[self.possible_agents[self._seat(agent)]]
@@ -188,7 +188,7 @@ class TrafficJamParallelEnv(ParallelEnv):
         last ``reset(seed=s)`` seeded with ``s`` (reproducible; OS entropy before any seeded
         reset). ``options`` is accepted and unused (the game's options are fixed at
         construction). Returns every agent's observation and an empty info dict each."""
-        seed = driver.next_seed(self, seed)
+        seed = checks.next_seed(self, seed)
         driver.single_reset(self._recs, self.game.cfg, np.uint64(seed), self.game.num_players)
         return self._start()
 
@@ -239,7 +239,7 @@ class TrafficJamParallelEnv(ParallelEnv):
         of the game changes before every action has passed."""
         if not isinstance(actions, Mapping):
             raise TypeError(f"actions must be a dict of one action per agent "
-                            f"({self.agents}), got {driver.describe(actions)}")
+                            f"({self.agents}), got {checks.describe(actions)}")
         if len(actions) != len(self.agents) or any(a not in actions for a in self.agents):
             missing = [a for a in self.agents if a not in actions]
             extra = [a for a in actions if a not in self._index]
@@ -263,7 +263,7 @@ class TrafficJamParallelEnv(ParallelEnv):
             if v is None:
                 raise TypeError(f"the action of {agent} is None: every agent chooses in "
                                 f"every stage (an int in 0..{top})")
-            acts[i] = driver.check_int(v, f"the action of {agent}", 0, top)
+            acts[i] = checks.check_int(v, f"the action of {agent}", 0, top)
 
     def _illegal(self) -> tuple[dict[str, ObsDict], dict[str, float], dict[str, bool],
                                 dict[str, bool], dict[str, dict]]:
@@ -317,7 +317,7 @@ class TrafficJamParallelEnv(ParallelEnv):
 
     def action_name(self, action: int) -> str:
         """A readable name of ``action`` (e.g. ``"play morning van (4)"``)."""
-        a = driver.check_int(action, "action", 0, self.game.num_actions - 1)
+        a = checks.check_int(action, "action", 0, self.game.num_actions - 1)
         return self.game.action_name(self._recs[0], a)
 
     # -- rendering -------------------------------------------------------------------

@@ -219,3 +219,26 @@ def test_per_game_arrays_agree_with_the_summary_and_the_final_records():
     np.testing.assert_array_equal(recs["moves"], d["length"])
     assert "games_data" not in json.loads(res.to_json())
     assert run_arena("traffic_jam", [RandomPolicy(0)], 2, 10).final_records is None
+
+
+def test_the_arena_takes_the_game_its_agents_were_made_for():
+    """A Game is used as it is (its options hold); the same games as by its env id."""
+    import trafficenvs
+    from trafficenvs.agents import RandomPolicy, make_greedy
+    from trafficenvs.agents.arena import run_arena
+
+    g = trafficenvs.make_game("traffic_jam", num_players=3)
+    by_game = run_arena(g, [RandomPolicy(0), make_greedy(g, seed=1)], games=60, seed=3)
+    by_id = run_arena("traffic_jam", [RandomPolicy(0), make_greedy(g, seed=1)], 3, 60, seed=3)
+    def played(res):
+        return [(a.name, a.seats_played, a.win_share, a.mean_score, a.decisions)
+                for a in res.agents]
+
+    assert played(by_game) == played(by_id)
+    with pytest.raises(ValueError, match="num_players=2, but the game is for 3 players"):
+        run_arena(g, [RandomPolicy(0)], 2, 10)
+    with pytest.raises(TypeError, match="a Game carries its own options"):
+        run_arena(g, [RandomPolicy(0)], games=10, shaping=True)
+    shaped = trafficenvs.make_game("traffic_jam", num_players=2, shaping=True)
+    with pytest.raises(ValueError, match="without shaping"):
+        run_arena(shaped, [RandomPolicy(0)], games=10)

@@ -32,7 +32,7 @@ def test_search_specs_read_their_options_and_refuse_unknown_ones():
 
 
 def test_agent_lists_keep_a_search_agents_options_together():
-    from trafficenvs.agents.commands import split_agent_specs
+    from trafficenvs.agents.zoo import split_agent_specs
 
     assert split_agent_specs("mcts:sims=400,c=2,rollout=greedy,greedy, random") == [
         "mcts:sims=400,c=2,rollout=greedy", "greedy", "random"]

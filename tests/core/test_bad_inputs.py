@@ -31,6 +31,7 @@ import numpy as np
 warnings.simplefilter("ignore")
 import trafficenvs
 from trafficenvs.core import driver
+from trafficenvs.core import sampler
 
 game = sys.argv[1]
 P, N = 3, 4
@@ -189,45 +190,45 @@ works("observe out every other row written correctly", every_other_row)
 
 # -- sample_legal -------------------------------------------------------------------
 mask = o.action_mask
-st = driver.rng_states(N, 1)
+st = sampler.rng_states(N, 1)
 out = np.zeros(N, np.int64)
 for name, bad in [("int64", mask.astype(np.int64)), ("int8", mask.astype(np.int8)),
                   ("1-D", mask[0]), ("list", mask.tolist()), ("3-D", mask[None])]:
-    attempt(f"sample_legal mask {name}", "mask", lambda bad=bad: driver.sample_legal(bad, st, out))
-for name, bad in [("fewer", driver.rng_states(1, 1)), ("more", driver.rng_states(N + 1, 1)),
+    attempt(f"sample_legal mask {name}", "mask", lambda bad=bad: sampler.sample_legal(bad, st, out))
+for name, bad in [("fewer", sampler.rng_states(1, 1)), ("more", sampler.rng_states(N + 1, 1)),
                   ("int64", np.zeros(N, np.int64)), ("list", [0] * N), ("2-D", st[None])]:
     attempt(f"sample_legal states {name}", "states",
-            lambda bad=bad: driver.sample_legal(mask, bad, out))
+            lambda bad=bad: sampler.sample_legal(mask, bad, out))
 obuf = np.full(N, -7, np.int64)
 for name, bad in [("buf[:1]", obuf[:1]), ("short", np.zeros(N - 1, np.int64)),
                   ("float", np.zeros(N)), ("2-D", np.zeros((N, 1), np.int64)),
                   ("uint8", np.zeros(N, np.uint8)), ("list", [0] * N)]:
-    attempt(f"sample_legal out {name}", "out", lambda bad=bad: driver.sample_legal(mask, st, bad))
+    attempt(f"sample_legal out {name}", "out", lambda bad=bad: sampler.sample_legal(mask, st, bad))
 works("sample_legal out=buf[:1] wrote nothing", lambda: (obuf == -7).all())
 
 
 def sample_strided_mask():
     wide = np.zeros((N, 2 * A), bool)
     wide[:, ::2] = mask
-    got = driver.sample_legal(wide[:, ::2], driver.rng_states(N, 2), np.zeros(N, np.int64))
+    got = sampler.sample_legal(wide[:, ::2], sampler.rng_states(N, 2), np.zeros(N, np.int64))
     return all(mask[i, got[i]] for i in range(N))
 
 
 def sample_strided_out():
     wide = np.full(2 * N, -7, np.int64)
-    driver.sample_legal(mask, driver.rng_states(N, 2), wide[::2])
+    sampler.sample_legal(mask, sampler.rng_states(N, 2), wide[::2])
     return all(mask[i, wide[2 * i]] for i in range(N)) and (wide[1::2] == -7).all()
 
 
 works("sample_legal strided mask handled", sample_strided_mask)
 works("sample_legal strided out handled", sample_strided_out)
 works("sample_legal int32 out",
-      lambda: (driver.sample_legal(mask, st, np.zeros(N, np.int32)) >= 0).all())
+      lambda: (sampler.sample_legal(mask, st, np.zeros(N, np.int32)) >= 0).all())
 
 # -- the other driver helpers ---------------------------------------------------------
 for bad_n, bad_seed in ((-1, 0), (1.5, 0), (3, -1), (3, 2**64), (3, "1")):
     attempt(f"rng_states({bad_n!r}, {bad_seed!r})", "rng_states",
-            lambda a=bad_n, b=bad_seed: driver.rng_states(a, b))
+            lambda a=bad_n, b=bad_seed: sampler.rng_states(a, b))
 recs, cfg = v.records, v.game.cfg
 seeds = np.arange(N, dtype=np.uint64)
 scratch = np.zeros((N, A), bool)
@@ -242,7 +243,7 @@ for name, args in [
     ("recs list", (list(recs), cfg, seeds, np.uint64(N), P, 5, scratch)),
     ("cfg of 2", (recs, np.concatenate([cfg, cfg]), seeds, np.uint64(N), P, 5, scratch)),
 ]:
-    attempt(f"play_random {name}", "play_random", lambda args=args: driver.play_random(*args))
+    attempt(f"play_random {name}", "play_random", lambda args=args: sampler.play_random(*args))
 for name, args in [
     ("seats P", (recs, cfg, np.full(N, P), np.zeros((N, D), np.uint8))),
     ("out short rows", (recs, cfg, seats, np.zeros((N, D - 1), np.uint8))),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from trafficenvs import _numba_cache
+from trafficenvs import numba_cache
 
 _CHILD = r'''
 import json, warnings
@@ -59,7 +59,7 @@ _FILLED: list[Path] = []
 def _compiled_cache() -> Path:
     """This process's cache directory, filled by one child playing every game."""
     if not _FILLED:
-        where = _numba_cache.cache_dir()
+        where = numba_cache.cache_dir()
         if where is None:
             pytest.skip("this process runs without a numba cache")
         _run({})
@@ -85,7 +85,7 @@ def _seed_temp_fallback(tmp: Path) -> None:
     uid = os.getuid() if hasattr(os, "getuid") else 0
     base = tmp / f"trafficenvs-numba-{uid}"
     base.mkdir(mode=0o700)
-    shutil.copytree(_compiled_cache(), base / f"numba-{_numba_cache.source_hash()}")
+    shutil.copytree(_compiled_cache(), base / f"numba-{numba_cache.source_hash()}")
 
 
 def test_read_only_home_falls_back_to_a_temporary_cache(tmp_path):
@@ -125,7 +125,7 @@ def _damage(cache: Path, pattern: str, how: str) -> Path:
     ("verbs.never_truncated-*.nbi", "truncate"),   # an index cut short (pickle truncated)
     ("driver.single_step-*.nbc", "garbage"),       # a data file overwritten
     ("driver.single_observe-*.nbi", "tail"),       # an index with a torn tail
-    ("jamming_traffic_*/*.nbc", "truncate"),        # a game kernel's data file cut short
+    ("rules_*/*.nbc", "truncate"),                  # a game rule kernel's data file cut short
 ])
 def test_damaged_cache_entry_is_discarded_and_rebuilt(tmp_path, pattern, how):
     cache = tmp_path / "cache"
@@ -154,8 +154,8 @@ if sys.argv[1] == "no-home":
     pathlib.Path.home = classmethod(_no_home)
 warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as caught:
-    from trafficenvs import _numba_cache
-    where = _numba_cache.cache_dir()
+    from trafficenvs import numba_cache
+    where = numba_cache.cache_dir()
 print(where)
 print([str(w.message) for w in caught if "CacheWarning" in type(w.category).__name__ or
        "cache" in str(w.message)])
@@ -235,8 +235,8 @@ def test_the_default_cache_folder_is_platformdirs_user_cache_dir(tmp_path, monke
             monkeypatch.setenv(key, value)
     base = Path(user_cache_dir("trafficenvs"))
     assert base.is_relative_to(home), base  # the home's, not another default
-    assert _numba_cache.user_cache_base() == base
+    assert numba_cache.user_cache_base() == base
     where, warned = _where(env)
-    assert where == str(base / f"numba-{_numba_cache.source_hash()}"), (where, warned)
+    assert where == str(base / f"numba-{numba_cache.source_hash()}"), (where, warned)
     assert warned == "[]", warned
     assert Path(where).is_dir() and Path(where).stat().st_mode & 0o077 == 0

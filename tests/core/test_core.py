@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 from trafficenvs.core.rewards import write_zero_sum
 from trafficenvs.core.rng import rng_below, rng_seed
 from trafficenvs.core.verbs import register_kernels
 
 
-@njit  # not cached: a test file is outside the package's cache (see _numba_cache.py)
+@njit  # not cached: a test file is outside the package's cache (see numba_cache.py)
 def _draws(states, n, k):
     out = np.empty((states.shape[0], k), np.int64)
     for i in range(states.shape[0]):
@@ -22,15 +22,15 @@ def _draws(states, n, k):
 
 
 def test_same_seed_same_numbers_and_a_copied_record_continues_identically():
-    a = driver.rng_states(4, 123)
-    b = driver.rng_states(4, 123)
+    a = sampler.rng_states(4, 123)
+    b = sampler.rng_states(4, 123)
     np.testing.assert_array_equal(_draws(a, 6, 50), _draws(b, 6, 50))
     c = a.copy()
     np.testing.assert_array_equal(_draws(a, 6, 10), _draws(c, 6, 10))
 
 
 def test_rng_below_is_uniform_and_in_range():
-    st = driver.rng_states(1, 7)
+    st = sampler.rng_states(1, 7)
     d = _draws(st, 6, 60000)[0]
     assert d.min() == 0 and d.max() == 5
     counts = np.bincount(d, minlength=6)
@@ -40,7 +40,7 @@ def test_rng_below_is_uniform_and_in_range():
 
 
 def test_different_seeds_give_different_streams():
-    st = np.zeros(2, driver.RNG_DTYPE)
+    st = np.zeros(2, sampler.RNG_DTYPE)
     rng_seed(st[0], np.uint64(1))
     rng_seed(st[1], np.uint64(2))
     d = _draws(st, 1000, 20)
@@ -77,11 +77,11 @@ def test_sample_legal_picks_only_legal_actions_uniformly():
     mask = np.zeros((3, 10), bool)
     mask[0, [2, 5]] = True
     mask[1, 9] = True
-    st = driver.rng_states(3, 0)
+    st = sampler.rng_states(3, 0)
     out = np.zeros(3, np.int64)
     seen = set()
     for _ in range(200):
-        driver.sample_legal(mask, st, out)
+        sampler.sample_legal(mask, st, out)
         assert out[0] in (2, 5) and out[1] == 9 and out[2] == -1
         seen.add(int(out[0]))
     assert seen == {2, 5}
@@ -102,8 +102,8 @@ def test_sample_legal_takes_the_legal_action_its_bits_rank():
                 legal = np.flatnonzero(mask[i])
                 k = (int(bits[i]) >> 32) * len(legal) >> 32
                 want = legal[k] if len(legal) else -1
-                assert driver.pick_legal(mask[i], bits[i]) == want, (length, p, i)
-                assert driver.pick_legal(mask[i].view(np.uint8), bits[i]) == want
+                assert sampler.pick_legal(mask[i], bits[i]) == want, (length, p, i)
+                assert sampler.pick_legal(mask[i].view(np.uint8), bits[i]) == want
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -117,10 +117,10 @@ def test_sample_legal_batch_picks_the_ranked_action_of_every_row(threads):
     for length in (212, 329, 600):
         mask = rng.random((512, length)) < 0.05
         mask[7] = False
-        st = driver.rng_states(512, 3)
+        st = sampler.rng_states(512, 3)
         ref = st.copy()
         out = np.zeros(512, np.int64)
-        driver.sample_legal(mask, st, out, threads=threads)
+        sampler.sample_legal(mask, st, out, threads=threads)
         for i in range(512):
             bits = rng_next(ref[i : i + 1][0])
             legal = np.flatnonzero(mask[i])

@@ -19,7 +19,9 @@ if not cuda_drivers.gpu_present() or cuda_drivers.simulated():
     pytest.skip("no CUDA GPU on this machine", allow_module_level=True)
 
 import trafficenvs  # noqa: E402
-from trafficenvs.core import driver  # noqa: E402
+from trafficenvs.core import (
+    sampler,
+)
 from trafficenvs.core.vector import to_numpy  # noqa: E402
 from trafficenvs.testing import play_trace  # noqa: E402
 
@@ -63,7 +65,7 @@ def test_actions_from_torch_cupy_and_dlpack_play_the_same(torch_env):
     torch, env = torch_env
     cpu = trafficenvs.make_vec("traffic_jam", num_envs=64)
     out, ref = env.reset(seed=3), cpu.reset(seed=3)
-    states = driver.rng_states(64, 1, device="cuda")
+    states = sampler.rng_states(64, 1, device="cuda")
     acts = torch.zeros(64, dtype=torch.int64, device="cuda")
 
     class DLPackOnly:  # an array known only through DLPack
@@ -81,7 +83,7 @@ def test_actions_from_torch_cupy_and_dlpack_play_the_same(torch_env):
     except ImportError:
         cupy = None
     for t in range(30):
-        driver.sample_legal(out.action_mask, states, acts)
+        sampler.sample_legal(out.action_mask, states, acts)
         kind = t % 4
         given = (acts if kind == 0 else acts.to(torch.int32) if kind == 1
                  else DLPackOnly(acts) if kind == 2 or cupy is None else cupy.asarray(acts))

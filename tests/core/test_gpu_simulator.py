@@ -93,6 +93,7 @@ warnings.simplefilter("ignore")
 import numpy as np
 import trafficenvs
 from trafficenvs.core import driver
+from trafficenvs.core import sampler
 from trafficenvs.core.vector import to_numpy
 
 def same(a, b, what):
@@ -115,17 +116,17 @@ for gid in ("traffic_jam", "jamming_traffic", "jakarta_traffic"):
     cpu = trafficenvs.make_vec(gid, num_envs=n, max_cycles=8)
     assert gpu.output == "numba" and gpu.device == "cuda:0"
     g, c = gpu.reset(seed=5), cpu.reset(seed=5)
-    st = driver.rng_states(n, 2)
+    st = sampler.rng_states(n, 2)
     a = np.zeros(n, np.int64)
     for t in range(12):
-        driver.sample_legal(c.action_mask, st, a)
+        sampler.sample_legal(c.action_mask, st, a)
         g, c = gpu.step(a), cpu.step(a)
     same(g, c, "play")
 
     # an illegal action is refused with the rows named, and nothing changes
     before = [gpu.state_dict(i) for i in range(n)]  # the games (not the rules' scratch)
     view = g.numpy()
-    driver.sample_legal(view.action_mask, st, a)  # legal in every game now
+    sampler.sample_legal(view.action_mask, st, a)  # legal in every game now
     bad = a.copy()
     mask = view.action_mask
     for i in (1, 3):
@@ -169,21 +170,21 @@ for gid in ("traffic_jam", "jamming_traffic", "jakarta_traffic"):
     again = cpu.to("cuda")
     assert back.device == "cpu" and again.device == "cuda:0" and gpu.to("cuda:0") is gpu
     for t in range(10):
-        driver.sample_legal(cpu.last.action_mask, st, a)
+        sampler.sample_legal(cpu.last.action_mask, st, a)
         r = [e.step(a) for e in (gpu, cpu, back, again)]
         for x in r[1:]:
             same(r[0], x, f"to {t}")
 
     # the device sampler draws what the CPU sampler draws
-    ds = driver.rng_states(n, 7, device="cuda")
-    hs = driver.rng_states(n, 7)
+    ds = sampler.rng_states(n, 7, device="cuda")
+    hs = sampler.rng_states(n, 7)
     out = gpu.as_device_array(np.zeros(n, np.int64))
     for _ in range(5):
-        driver.sample_legal(gpu.last.action_mask, ds, out)
-        want = driver.sample_legal(to_numpy(gpu.last.action_mask), hs, np.zeros(n, np.int64))
+        sampler.sample_legal(gpu.last.action_mask, ds, out)
+        want = sampler.sample_legal(to_numpy(gpu.last.action_mask), hs, np.zeros(n, np.int64))
         assert np.array_equal(to_numpy(out), want)
     # the env's own sampler, a host render, observe into a given array, import_state
-    acts = to_numpy(gpu.sample_actions(driver.rng_states(n, 3, device="cuda")))
+    acts = to_numpy(gpu.sample_actions(sampler.rng_states(n, 3, device="cuda")))
     mask = to_numpy(gpu.last.action_mask)
     assert all(mask[i, acts[i]] for i in range(n))
     assert gpu.render(1) == cpu.render(1)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import trafficenvs
-from trafficenvs.core import driver
+from trafficenvs.core import driver, sampler
 
 
 def _held_inside_step(env, monkeypatch, call):
@@ -33,7 +33,7 @@ def _held_inside_step(env, monkeypatch, call):
     monkeypatch.setattr(driver, "batch_step", waiting)
     out = env.last
     acts = np.zeros(env.num_envs, np.int64)
-    driver.sample_legal(out.action_mask, driver.rng_states(env.num_envs, 0), acts)
+    sampler.sample_legal(out.action_mask, sampler.rng_states(env.num_envs, 0), acts)
     worker = threading.Thread(target=env.step, args=(acts,))
     worker.start()
     assert inside.wait(10)
@@ -61,7 +61,7 @@ def test_a_second_thread_is_refused_while_one_steps(monkeypatch, what):
     err = _held_inside_step(env, monkeypatch, calls[what])
     assert err is not None and "one env per thread" in str(err)
     monkeypatch.undo()
-    env.step(np.asarray(driver.sample_legal(env.last.action_mask, driver.rng_states(8, 5),
+    env.step(np.asarray(sampler.sample_legal(env.last.action_mask, sampler.rng_states(8, 5),
                                             np.zeros(8, np.int64))))  # free again
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import trafficenvs
-from trafficenvs.core import driver, threads
+from trafficenvs.core import driver, sampler, threads
 from trafficenvs.core.spec import get_spec
 from trafficenvs.core.threads import SERIAL_BELOW, Batched
 
@@ -27,11 +27,11 @@ def _play(game: str, options: dict, batch: int, num_threads: int, steps: int):
     """Random legal play from seed 3; every output of every step, as bytes."""
     venv = trafficenvs.make_vec(game, num_envs=batch, num_threads=num_threads, **options)
     out = venv.reset(seed=3)
-    states = driver.rng_states(batch, 9)
+    states = sampler.rng_states(batch, 9)
     actions = np.zeros(batch, np.int64)
     trace = []
     for _ in range(steps):
-        driver.sample_legal(out.action_mask, states, actions, threads=num_threads)
+        sampler.sample_legal(out.action_mask, states, actions, threads=num_threads)
         out = venv.step(actions)
         trace.append(b"".join(np.ascontiguousarray(getattr(out, f)).tobytes() for f in (
             "observation", "action_mask", "current_player", "rewards", "terminated",
@@ -306,9 +306,10 @@ def test_an_envs_thread_count_is_set_for_its_calls_and_put_back(groups):
 def test_every_batched_driver_has_a_serial_build_compiled_without_parallel():
     if numba.config.DISABLE_JIT:
         pytest.skip("no compiled builds under NUMBA_DISABLE_JIT")
-    loops = [v for v in vars(driver).values() if isinstance(v, Batched)]
+    loops = [v for mod in (driver, sampler) for v in vars(mod).values()
+             if isinstance(v, Batched)]
     assert {lp.__name__ for lp in loops} >= {"batch_reset", "batch_step", "count_illegal",
-                                             "_batch_observe", "_sample_legal", "_play_random"}
+                                             "observe_rows", "sample_rows", "play_random_rows"}
     for lp in loops:
         assert lp.parallel.targetoptions.get("parallel")
         assert not lp.serial.targetoptions.get("parallel")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import trafficenvs
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 
 GAMES = ["jamming_traffic-v1", "traffic_jam-v1", "jakarta_traffic-v1"]
 
@@ -23,10 +23,10 @@ GAMES = ["jamming_traffic-v1", "traffic_jam-v1", "jakarta_traffic-v1"]
 def _played(game: str, seed: int, steps: int, n: int = 8):
     venv = trafficenvs.make_vec(game, num_envs=n)
     out = venv.reset(seed=seed)
-    states = driver.rng_states(n, seed)
+    states = sampler.rng_states(n, seed)
     acts = np.zeros(n, np.int64)
     for _ in range(steps):
-        driver.sample_legal(out.action_mask, states, acts)
+        sampler.sample_legal(out.action_mask, states, acts)
         out = venv.step(acts)
     return venv, out
 

@@ -87,3 +87,31 @@ def test_timesteps_help_says_what_each_backend_counts(capsys):
         main(["train", "-h"])
     out = " ".join(capsys.readouterr().out.split())
     assert "sb3 backend: the learner's decisions" in out and "rllib backend: env steps" in out
+
+
+def test_every_train_flag_is_declared_once_and_maps_onto_a_train_config_field():
+    """The train options live in one place (add_train_args, defaults from TrainConfig):
+    parsing them gives a TrainConfig with every flag's value, and a field without a
+    flag is one the command line deliberately leaves at its default."""
+    import argparse
+    from dataclasses import fields
+
+    from trafficenvs.agents.commands import add_train_args, train_config
+    from trafficenvs.agents.training import TrainConfig
+
+    p = argparse.ArgumentParser()
+    add_train_args(p)
+    args = p.parse_args(["jakarta_traffic", "--players", "3", "--lr", "0.001", "--net", "32,16",
+                         "--threads", "2", "--n-steps", "16", "--no-progress",
+                         "--teacher-rounds", "3"])
+    cfg = train_config(args)
+    assert (cfg.game, cfg.players, cfg.learning_rate, cfg.net, cfg.torch_threads,
+            cfg.n_steps, cfg.progress, cfg.teacher_rounds) == (
+        "jakarta_traffic", 3, 0.001, (32, 16), 2, 16, False, 3)
+    flagged = {a.dest for a in p._actions if a.dest != "help"}  # noqa: SLF001
+    from trafficenvs.agents.commands import NOT_TRAIN_CONFIG, RENAMED_TRAIN_FLAGS
+
+    mapped = {RENAMED_TRAIN_FLAGS.get(d, d) for d in flagged - NOT_TRAIN_CONFIG}
+    names = {f.name for f in fields(TrainConfig)}
+    assert mapped <= names
+    assert names - mapped == {"gamma", "max_snapshots", "options", "command", "progress"}

@@ -16,7 +16,7 @@ import pytest
 import trafficenvs
 from tests.jakarta_traffic.positions import PLAIN, TEST_TILES, game, position, vec_at
 from trafficenvs.agents import make_greedy
-from trafficenvs.core import driver
+from trafficenvs.core import driver, sampler
 from trafficenvs.jakarta_traffic.rules.layout import (
     A_DRIVE,
     CENTRE,
@@ -251,11 +251,11 @@ def random_games(options, max_cycles=0, num_envs=16, steps=300, seed=0, greedy_s
     out = venv.reset(seed=seed)
     greedy = make_greedy(venv.game)
     rng = np.random.default_rng(seed)
-    states = driver.rng_states(num_envs, seed + 1)
+    states = sampler.rng_states(num_envs, seed + 1)
     actions = np.zeros(num_envs, np.int64)
     for _ in range(steps):
         yield venv, out
-        driver.sample_legal(out.action_mask, states, actions)
+        sampler.sample_legal(out.action_mask, states, actions)
         smart = greedy.act(out.observation, out.action_mask, out.current_player)
         pick = rng.random(num_envs) < greedy_share
         out = venv.step(np.where(pick, smart, actions))

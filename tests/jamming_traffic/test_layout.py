@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import trafficenvs
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 from trafficenvs.core.layout import check_doc
 from trafficenvs.jamming_traffic import random_map
 from trafficenvs.jamming_traffic.game import DIRECTIONS, JammingTrafficGame
@@ -55,7 +55,7 @@ def _played(options, games=48, steps=500, seed=3):
     """(game, records, observations, masks) of positions from random play."""
     venv = trafficenvs.make_vec(ENV, num_envs=games, max_cycles=400, **options)
     out = venv.reset(seed=seed)
-    states = driver.rng_states(games, seed)
+    states = sampler.rng_states(games, seed)
     acts = np.zeros(games, np.int64)
     recs, obs, masks = [], [], []
     for t in range(steps):
@@ -63,7 +63,7 @@ def _played(options, games=48, steps=500, seed=3):
             recs.append(venv.records.copy())
             obs.append(out.observation.copy())
             masks.append(out.action_mask.copy())
-        driver.sample_legal(out.action_mask, states, acts)
+        sampler.sample_legal(out.action_mask, states, acts)
         out = venv.step(acts)
     return (venv.game, np.concatenate(recs), np.concatenate(obs), np.concatenate(masks))
 

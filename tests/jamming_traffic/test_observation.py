@@ -21,7 +21,7 @@ import pytest
 
 import trafficenvs
 from tests.jamming_traffic.positions import Table, car_distance, observation
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 from trafficenvs.jamming_traffic import random_map
 from trafficenvs.jamming_traffic.rules.layout import MOVE, PLACE
 from trafficenvs.jamming_traffic.rules.observe import observe as observe_kernel
@@ -98,7 +98,7 @@ def test_observation_matches_the_table_from_every_seat_in_random_play(name):
     num_envs = 16
     venv = trafficenvs.make_vec(ENV, num_envs=num_envs, max_cycles=300, **CONFIGS[name])
     out = venv.reset(seed=5)
-    states = driver.rng_states(num_envs, 6)
+    states = sampler.rng_states(num_envs, 6)
     acts = np.zeros(num_envs, np.int64)
     game = venv.game
     R = game.map.num_roads
@@ -107,7 +107,7 @@ def test_observation_matches_the_table_from_every_seat_in_random_play(name):
     checked = 0
     long_runs = 0
     for step in range(900):
-        driver.sample_legal(out.action_mask, states, acts)
+        sampler.sample_legal(out.action_mask, states, acts)
         out = venv.step(acts)
         if step % 9:
             continue

@@ -15,7 +15,7 @@ import pytest
 
 import trafficenvs
 from trafficenvs import testing
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 from trafficenvs.jamming_traffic import random_map
 
 ENV = "jamming_traffic-v1"
@@ -93,7 +93,7 @@ def test_one_hot_fields_hold_at_most_one_one(name):
     seats_f = L.field("seats")
     parts = {p.name: p for p in seats_f.parts}
     out = venv.reset(seed=1)
-    states = driver.rng_states(32, 2)
+    states = sampler.rng_states(32, 2)
     acts = np.zeros(32, np.int64)
     seats = np.zeros(32, np.int64)
     for t in range(300):
@@ -111,5 +111,5 @@ def test_one_hot_fields_hold_at_most_one_one(name):
                     o = L.at("seats", j, part)
                     s = row[:, o:o + parts[part].length].astype(int).sum(axis=1)
                     assert (s == 1).all() if exact else (s <= 1).all(), part
-        driver.sample_legal(out.action_mask, states, acts)
+        sampler.sample_legal(out.action_mask, states, acts)
         out = venv.step(acts)

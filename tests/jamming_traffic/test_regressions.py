@@ -7,6 +7,7 @@ The conformance suite itself runs for every game from ``tests/test_conformance.p
 from __future__ import annotations
 
 from tests.jamming_traffic.positions import leaf_roads
+from trafficenvs.core import sampler
 from trafficenvs.jamming_traffic import random_map
 from trafficenvs.jamming_traffic.rules.jam_check import full_loop_possible
 from trafficenvs.jamming_traffic.rules.layout import MOVE
@@ -81,13 +82,12 @@ def test_regression_a_full_loop_of_held_roads_is_never_fed_a_sixth_car():
     import numpy as np
 
     import trafficenvs
-    from trafficenvs.core import driver
 
 
     venv = trafficenvs.make_vec(ENV, num_envs=48, max_cycles=400, num_players=3,
                                 map=random_map(towns=16, seed=3))
     out = venv.reset(seed=11)
-    states = driver.rng_states(48, 12)
+    states = sampler.rng_states(48, 12)
     acts = np.zeros(48, np.int64)
     recs = venv.records
     cfg = venv.game.cfg[0]
@@ -96,7 +96,7 @@ def test_regression_a_full_loop_of_held_roads_is_never_fed_a_sixth_car():
             assert set(np.flatnonzero(recs["held"][46]).tolist()) == {5, 13, 23}
             assert not out.action_mask[46][venv.game.move_action(16, 2, 5)]
             assert full_loop_possible(recs[46], cfg)
-        driver.sample_legal(out.action_mask, states, acts)
+        sampler.sample_legal(out.action_mask, states, acts)
         out = venv.step(acts)
         for i in range(48):
             venv.game.check_invariants(recs[i])
@@ -110,7 +110,6 @@ def test_regression_a_held_road_jamming_twice_cannot_strand_a_car():
     from numba import njit
 
     import trafficenvs
-    from trafficenvs.core import driver
 
 
     @njit
@@ -124,7 +123,7 @@ def test_regression_a_held_road_jamming_twice_cannot_strand_a_car():
     venv = trafficenvs.make_vec(ENV, num_envs=n, num_players=3, map=m, max_cycles=400)
     out = venv.reset(seed=seed)
     recs = venv.records
-    states = driver.rng_states(n, seed + 1)
+    states = sampler.rng_states(n, seed + 1)
     acts = np.zeros(n, np.int64)
     mask = np.zeros((n, venv.num_actions), np.bool_)
     rng = np.random.default_rng(seed)
@@ -137,7 +136,7 @@ def test_regression_a_held_road_jamming_twice_cannot_strand_a_car():
                 recs["ow_entry"][i] = m.roads[road].index(enter_at)
             masks(recs, venv.game.cfg, mask)
             legal = mask
-        driver.sample_legal(legal, states, acts)
+        sampler.sample_legal(legal, states, acts)
         out = venv.step(acts)
         for i in range(n):
             venv.game.check_invariants(recs[i])

@@ -19,7 +19,7 @@ from numba import njit
 
 import trafficenvs
 from tests.jamming_traffic.positions import Table, leaf_roads
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 from trafficenvs.jamming_traffic import random_map
 from trafficenvs.jamming_traffic.rules.jam_check import dead_end_possible
 from trafficenvs.jamming_traffic.rules.layout import MOVE, OVER, PLACE, STOP
@@ -79,7 +79,7 @@ def _play(map_, seed: int, steps: int, num_envs: int = 48, force_leaf: bool = Fa
                                 max_cycles=400, **options)
     out = venv.reset(seed=seed)
     recs = venv.records
-    states = driver.rng_states(num_envs, seed + 1)
+    states = sampler.rng_states(num_envs, seed + 1)
     acts = np.zeros(num_envs, np.int64)
     mask = np.zeros((num_envs, venv.num_actions), np.bool_)
     leaves = leaf_roads(venv.game.map) if force_leaf else []
@@ -96,7 +96,7 @@ def _play(map_, seed: int, steps: int, num_envs: int = 48, force_leaf: bool = Fa
             m = mask
         if t % 4 == 0:
             snaps.append(recs.copy())
-        driver.sample_legal(m, states, acts)
+        sampler.sample_legal(m, states, acts)
         out = venv.step(acts)
     return venv, np.concatenate(snaps)
 

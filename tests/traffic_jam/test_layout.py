@@ -9,6 +9,7 @@ import pytest
 import trafficenvs
 from trafficenvs.core.spec import get_spec
 from trafficenvs.docs import check_rules_page
+from trafficenvs.traffic_jam.rules.layout import obs_dim
 
 ENV = "traffic_jam"
 
@@ -22,7 +23,7 @@ def test_layouts_cover_the_row_and_the_action_space_exactly(players):
     g = trafficenvs.make_game(ENV, num_players=players)
     K = g.num_kinds
     assert g.obs_layout.size == g.obs_dim == 6 * K + players * (5 * K + 4) + 15
-    assert g.obs_dim == trafficenvs.traffic_jam.kernels.obs_dim(players, K)
+    assert g.obs_dim == obs_dim(players, K)
     assert g.action_layout.size == g.num_actions == K + K * K
     assert g.obs_layout.field("seats").count == players
     assert g.obs_layout.field("seats").stride == g.cfg[0]["ob_seat_stride"]

@@ -37,7 +37,8 @@ from tabulate import tabulate
 
 from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ratings import rate_games
-from trafficenvs.registry import make_vec
+from trafficenvs.core.game import Game
+from trafficenvs.registry import as_game, make_vec
 
 #: the confidence level of every interval the arena reports
 CONFIDENCE = 0.95
@@ -270,10 +271,10 @@ def _simulations(agent: Policy) -> int | None:
 
 
 def run_arena(
-    env_id: str,
+    game: Game | str,
     agents: Sequence[Policy],
-    num_players: int,
-    games: int,
+    num_players: int | None = None,
+    games: int = 1000,
     seed: int = 0,
     num_envs: int | None = None,
     max_cycles: int | None = None,
@@ -284,8 +285,13 @@ def run_arena(
 
     ``keep_records`` also returns every game's final record (the whole end position,
     for questions the summary does not answer, e.g. what the winners scored with).
+
+    ``game`` is a :class:`~trafficenvs.core.game.Game` (the one the agents were made
+    for: its options hold) or an env id, made with ``num_players`` and ``options``.
     """
-    if options.get("shaping"):
+    game = as_game(game, num_players, **options)
+    num_players = game.num_players
+    if getattr(game, "shaping", False):
         raise ValueError("the arena judges by the C2 result: play it without shaping")
     if games < 1:
         raise ValueError("games must be at least 1")
@@ -295,8 +301,7 @@ def run_arena(
     t0 = time.perf_counter()
     lineups = lineups_for(len(agents), num_players)
     b = min(games, num_envs or 4096)
-    venv = make_vec(env_id, num_envs=b, max_cycles=max_cycles, num_players=num_players,
-                    **options)
+    venv = make_vec(game, num_envs=b, max_cycles=max_cycles)
     game = venv.game
     out = venv.reset(seed=seed)
     quota = np.full(b, games // b, np.int64)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
+from trafficenvs.agents.zoo import split_agent_specs
 from trafficenvs.registry import game_name, make_game
+
+if TYPE_CHECKING:
+    from trafficenvs.agents.training import TrainConfig
 
 #: the arena command's ``--format`` choices, as tabulate's table formats
 TABLE_FORMATS = {"markdown": "pipe", "text": "simple"}
@@ -108,8 +113,39 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run_train)
 
 
+#: train flags whose name is not their ``TrainConfig`` field's
+RENAMED_TRAIN_FLAGS = {"lr": "learning_rate", "threads": "torch_threads"}
+#: train flags that are not ``TrainConfig`` fields (the RLlib backend's, the CLI's own)
+NOT_TRAIN_CONFIG = {"backend", "num_env_runners", "address", "no_progress", "run", "command"}
+
+
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    """The :class:`~trafficenvs.agents.training.TrainConfig` of parsed ``train`` flags.
+
+    Each option is declared once, in :func:`add_train_args` (its default read from
+    ``TrainConfig``); this maps the flags onto the fields by name (``--n-steps`` is
+    ``n_steps``), through :data:`RENAMED_TRAIN_FLAGS` where the flag is named for the
+    user (``--lr``), and converts the few that are written differently on the command
+    line (``--net 128,128``, ``--no-progress``, the game's name)."""
+    from dataclasses import fields
+
+    from trafficenvs.agents.training import TrainConfig
+
+    values = {RENAMED_TRAIN_FLAGS.get(k, k): v for k, v in vars(args).items()
+              if k not in NOT_TRAIN_CONFIG}
+    values.update(game=game_name(args.game), net=tuple(int(x) for x in args.net.split(",")),
+                  progress=not args.no_progress,
+                  command="trafficenvs train " + " ".join(sys.argv[2:] if len(sys.argv) > 2
+                                                           else []))
+    known = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(values) - known)
+    if unknown:  # a flag added without its field: a bug, not a user error
+        raise RuntimeError(f"train flags without a TrainConfig field: {unknown}")
+    return TrainConfig(**values)
+
+
 def run_train(args: argparse.Namespace) -> int:
-    from trafficenvs.agents.training import TrainConfig, train
+    from trafficenvs.agents.training import train
 
     if args.timesteps == 0 and not args.teacher:
         raise ValueError("--timesteps 0 trains nothing without a --teacher to distil")
@@ -117,39 +153,9 @@ def run_train(args: argparse.Namespace) -> int:
         from trafficenvs.agents.plan_policy import plan_reader
 
         plan_reader(args.players, game_name(args.game))
-    cfg = TrainConfig(
-        game=game_name(args.game), players=args.players, timesteps=args.timesteps,
-        opponents=args.opponents, seed=args.seed, num_envs=args.num_envs, n_steps=args.n_steps,
-        batch_size=args.batch_size, n_epochs=args.n_epochs, learning_rate=args.lr,
-        ent_coef=args.ent_coef, net=tuple(int(x) for x in args.net.split(",")), arch=args.arch,
-        prior_beta=args.prior_beta,
-        snapshot_every=args.snapshot_every, eval_every=args.eval_every,
-        eval_games=args.eval_games, eval_against=args.eval_against,
-        checkpoint_every=args.checkpoint_every, out=args.out,
-        tensorboard=args.tensorboard, shaping=args.shaping, potential=args.potential,
-        potential_until=args.potential_until, torch_threads=args.threads,
-        env_threads=args.env_threads,
-        progress=not args.no_progress, init=args.init, teacher=args.teacher,
-        teacher_decisions=args.teacher_decisions, teacher_rounds=args.teacher_rounds,
-        teacher_epochs=args.teacher_epochs,
-        command="trafficenvs train " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
-    )
+    cfg = train_config(args)
     train(cfg)
     return 0
-
-
-def split_agent_specs(text: str) -> list[str]:
-    """``"mcts:sims=400,c=2,greedy"`` -> ``["mcts:sims=400,c=2", "greedy"]``: a piece
-    ``key=value`` with no ``:`` is another option of the agent before it."""
-    specs: list[str] = []
-    for piece in (p.strip() for p in text.split(",")):
-        if not piece:
-            continue
-        if "=" in piece and ":" not in piece and specs:
-            specs[-1] += "," + piece
-        else:
-            specs.append(piece)
-    return specs
 
 
 def add_arena_args(p: argparse.ArgumentParser) -> None:

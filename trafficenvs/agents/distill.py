@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trafficenvs.agents.policy import Policy
-from trafficenvs.registry import make_vec
+from trafficenvs.core.game import Game
+from trafficenvs.registry import as_game, make_vec
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -83,13 +84,15 @@ def _act(agent: Policy, venv: Any, out: Any, rows: np.ndarray) -> np.ndarray:
                      **extra)
 
 
-def collect(env_id: str, num_players: int, teacher: Policy, decisions: int, *,
+def collect(game: Game | str, num_players: int | None, teacher: Policy, decisions: int, *,
             student: Policy | None = None, beta: float = 1.0, num_envs: int = 256,
             seed: int = 0, progress: bool = False, **options: Any) -> Demonstrations:
     """``decisions`` decisions of games played by the teacher (probability ``beta`` per
     decision) and ``student`` (the rest), every one labelled with the teacher's move.
 
-    Every seat of every game is recorded, so the student learns to play every seat.
+    ``game`` is a :class:`~trafficenvs.core.game.Game` or an env id (made with
+    ``num_players`` and ``options``). Every seat of every game is recorded, so the
+    student learns to play every seat.
     Decisions of games still under way when the count is reached have no result
     (``ret`` NaN; :func:`fit` leaves them out of the value loss). ``progress`` shows a
     progress bar (rich's, like the training's): a search teacher can take minutes.
@@ -101,8 +104,9 @@ def collect(env_id: str, num_players: int, teacher: Policy, decisions: int, *,
     if student is None and beta < 1.0:
         raise ValueError("beta < 1 needs a student to play the other decisions")
     b = min(num_envs, decisions)
-    venv = make_vec(env_id, num_envs=b, num_players=num_players, **options)
+    venv = make_vec(as_game(game, num_players, **options), num_envs=b)
     game = venv.game
+    num_players = game.num_players
     cap = decisions + b
     obs = np.zeros((cap, game.obs_dim), game.obs_dtype)
     mask = np.zeros((cap, game.num_actions), np.bool_)

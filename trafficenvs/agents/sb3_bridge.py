@@ -37,7 +37,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from trafficenvs.agents.policy import Policy
-from trafficenvs.registry import make_vec
+from trafficenvs.core.game import Game
+from trafficenvs.registry import as_game, make_vec
 
 
 class OpponentPool:
@@ -122,6 +123,9 @@ def set_torch_threads(n: int) -> None:
 class SelfPlayVecEnv(VecEnv):
     """SB3 ``VecEnv``: ``num_envs`` games, the learner in one seat of each (see module).
 
+    ``env_id`` is a :class:`~trafficenvs.core.game.Game` or an env id made with
+    ``options`` (``num_players`` and the game's own).
+
     ``torch_threads`` (default 1): torch's thread count is set to it, for the whole
     process, when the env is made. Measured: with torch's default (one thread per
     core) the opponents' and the learner's small networks ran 12-54x slower than on one
@@ -130,7 +134,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def __init__(
         self,
-        env_id: str,
+        env_id: Game | str,
         num_envs: int,
         opponents: OpponentPool | Policy | Sequence[Policy],
         seed: int | None = None,
@@ -142,7 +146,8 @@ class SelfPlayVecEnv(VecEnv):
     ):
         if torch_threads is not None:
             set_torch_threads(torch_threads)
-        self.venv = make_vec(env_id, num_envs=num_envs, max_cycles=max_cycles, **options)
+        self.venv = make_vec(as_game(env_id, **options), num_envs=num_envs,
+                             max_cycles=max_cycles)
         self.game = self.venv.game
         self.pool = as_pool(opponents)
         self.render_mode = None

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.core.driver import rng_states
 from trafficenvs.core.game import Game
+from trafficenvs.core.sampler import rng_states
 from trafficenvs.core.verbs import EVAL_SCRATCH, has_verb
 
 
@@ -93,7 +93,7 @@ def parse_search_spec(spec: str) -> tuple[str, dict[str, Any]]:
 def compiled_kernels() -> ModuleType:
     """The compiled search, cached with the package's kernels: it is compiled against
     each game's verbs, so its cache must change whenever a game's code does."""
-    from trafficenvs._numba_cache import package_cache
+    from trafficenvs.numba_cache import package_cache
 
     with package_cache():
         from trafficenvs.agents import search_kernels

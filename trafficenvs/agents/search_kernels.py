@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.core.driver import pick_legal
 from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import mix64, rng_next
+from trafficenvs.core.sampler import pick_legal
 from trafficenvs.core.threads import batched
 from trafficenvs.core.verbs import (
     k_current_player,

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from trafficenvs.agents.arena import run_arena
-from trafficenvs.agents.commands import split_agent_specs
 from trafficenvs.agents.greedy import has_greedy
-from trafficenvs.agents.zoo import make_agent
+from trafficenvs.agents.zoo import make_agent, split_agent_specs
+from trafficenvs.core.game import Game
 from trafficenvs.registry import game_name, make_game
 
 
@@ -99,14 +99,14 @@ def _evaluate(model: Any, cfg: TrainConfig, against: list[str], seed: int) -> di
     out = {}
     for spec in against:
         other = make_agent(spec, game, seed=seed)
-        res = run_arena(cfg.game, [me, other], cfg.players, cfg.eval_games, seed=seed,
-                        num_envs=min(cfg.eval_games, 1024), **cfg.options)
+        res = run_arena(game, [me, other], games=cfg.eval_games, seed=seed,
+                        num_envs=min(cfg.eval_games, 1024))
         out[other.name] = res.stats("learner").win_share
     model.policy.set_training_mode(False)
     return out
 
 
-def _distil(model: Any, cfg: TrainConfig, game: Any, options: dict[str, Any],
+def _distil(model: Any, cfg: TrainConfig, game: Game,
             eval_against: list[str], history: list[dict[str, Any]], t0: float,
             out: Path) -> None:
     """Distil ``cfg.teacher`` into ``model``'s policy and critic (``agents/distill.py``):
@@ -122,11 +122,10 @@ def _distil(model: Any, cfg: TrainConfig, game: Any, options: dict[str, Any],
     for r in range(cfg.teacher_rounds):
         student = PPOPolicy(model.policy, name="student") if r else None
         t_round = time.perf_counter()
-        parts.append(collect(game.name, cfg.players, teacher, cfg.teacher_decisions,
+        parts.append(collect(game, None, teacher, cfg.teacher_decisions,
                              student=student, beta=0.5 if r else 1.0,
                              num_envs=min(cfg.num_envs, cfg.teacher_decisions),
-                             seed=cfg.seed + 1000 * (r + 1), progress=cfg.progress,
-                             **options))
+                             seed=cfg.seed + 1000 * (r + 1), progress=cfg.progress))
         t_fit = time.perf_counter()
         st = fit(model.policy, Demonstrations.concat(parts), epochs=cfg.teacher_epochs,
                  seed=cfg.seed + r, progress=cfg.progress)
@@ -246,9 +245,8 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
             pool.add(make_agent(g, game, seed=cfg.seed + 17 * (k + 1)), group=g)
     if not 0.0 < cfg.potential_until <= 1.0:
         raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
-    env = SelfPlayVecEnv(name, cfg.num_envs, pool, seed=cfg.seed, num_players=cfg.players,
-                         potential=cfg.potential, potential_gamma=cfg.gamma,
-                         torch_threads=cfg.torch_threads, **options)
+    env = SelfPlayVecEnv(game, cfg.num_envs, pool, seed=cfg.seed, potential=cfg.potential,
+                         potential_gamma=cfg.gamma, torch_threads=cfg.torch_threads)
 
     tb = cfg.tensorboard
     if tb:
@@ -283,7 +281,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
                     else ["random"] + (["greedy"] if has_greedy(name) else []))
     if cfg.teacher:
-        _distil(model, cfg, game, options, eval_against, history, t0, out)
+        _distil(model, cfg, game, eval_against, history, t0, out)
     if "self" in groups:
         pool.add(PPOPolicy.frozen(model, "self@0"), group="self")
 

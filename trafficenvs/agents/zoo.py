@@ -59,3 +59,17 @@ def make_agents(specs: list[str], game: Game, seed: int = 0) -> list[Policy]:
         if k > 1:
             a.name = f"{a.name}#{k}"
     return agents
+
+
+def split_agent_specs(text: str) -> list[str]:
+    """``"mcts:sims=400,c=2,greedy"`` -> ``["mcts:sims=400,c=2", "greedy"]``: a piece
+    ``key=value`` with no ``:`` is another option of the agent before it."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs

@@ -128,7 +128,7 @@ def throughput(game_id: str, batches: tuple[int, ...], device: str, seconds: flo
     """Steps/s of ``game_id`` at each batch (median of ``repeats``; range and compile
     time too), stopping at the first batch that does not fit in GPU memory."""
     import trafficenvs
-    from trafficenvs.core import driver
+    from trafficenvs.core import sampler
     from trafficenvs.core.spec import get_spec
 
     options = dict(get_spec(game_id).bench_options)
@@ -144,13 +144,13 @@ def throughput(game_id: str, batches: tuple[int, ...], device: str, seconds: flo
         try:
             t = time.perf_counter()
             env = trafficenvs.make_vec(game_id, num_envs=b, device=device, **options)
-            states = driver.rng_states(b, 1, device=device)
+            states = sampler.rng_states(b, 1, device=device)
             acts = env.as_device_array(np.zeros(b, np.int64))
             out = env.reset(seed=0)
 
             def run(k: int, env=env, out=out, states=states, acts=acts) -> None:
                 for _ in range(k):
-                    driver.sample_legal(out.action_mask, states, acts)
+                    sampler.sample_legal(out.action_mask, states, acts)
                     env.step(acts)
                 _sync(device)
 

@@ -109,18 +109,18 @@ def vec_stepper(game: str, options: dict, batch: int, threads: int | None):
     once) with random legal actions drawn in numba, returning the steps taken, and the
     env."""
     import trafficenvs
-    from trafficenvs.core import driver
+    from trafficenvs.core import sampler
 
     venv = trafficenvs.make_vec(game, num_envs=batch, num_threads=threads, **options)
     out = venv.reset(seed=0)
-    states = driver.rng_states(batch, 1)
+    states = sampler.rng_states(batch, 1)
     actions = np.zeros(batch, np.int64)
     calls = max(1, 20_000 // batch)
 
     def env_steps() -> int:
         nonlocal out
         for _ in range(calls):
-            driver.sample_legal(out.action_mask, states, actions, threads=threads)
+            sampler.sample_legal(out.action_mask, states, actions, threads=threads)
             out = venv.step(actions)
         return calls * batch
 
@@ -131,7 +131,7 @@ def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float
               repeats: int = 3) -> dict:
     """Vectorised env with random legal actions drawn in numba, and kernel-only play,
     on ``threads`` threads (the env's ``num_threads``)."""
-    from trafficenvs.core import driver
+    from trafficenvs.core import sampler
 
     env_steps, venv = vec_stepper(game, options, batch, threads)
     env = repeat_rate(env_steps, seconds, repeats)
@@ -141,7 +141,7 @@ def bench_vec(game: str, options: dict, batch: int, threads: int, seconds: float
     per_call = max(1, 100_000 // batch)
 
     def kernel_steps() -> int:
-        driver.play_random(venv.records, venv.game.cfg, seeds, stride, venv.num_players,
+        sampler.play_random(venv.records, venv.game.cfg, seeds, stride, venv.num_players,
                            per_call, mask, threads=threads)
         return per_call * batch
 
@@ -213,13 +213,13 @@ _NOJIT = """
 import json, time, warnings, numpy as np
 warnings.simplefilter("ignore")
 import trafficenvs
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 v = trafficenvs.make_vec({game!r}, num_envs=8, **{options!r})
 o = v.reset(seed=0)
-st = driver.rng_states(8, 1); a = np.zeros(8, np.int64)
+st = sampler.rng_states(8, 1); a = np.zeros(8, np.int64)
 n = 0; t0 = time.perf_counter()
 while time.perf_counter() - t0 < {seconds}:
-    driver.sample_legal(o.action_mask, st, a); o = v.step(a); n += 8
+    sampler.sample_legal(o.action_mask, st, a); o = v.step(a); n += 8
 print(json.dumps({{"env_steps_per_s": n / (time.perf_counter() - t0)}}))
 """
 
@@ -233,7 +233,7 @@ def bench_nojit(game: str, options: dict, seconds: float) -> dict[str, float]:
 _MEMORY = """
 import json, os, resource, numpy as np
 import trafficenvs
-from trafficenvs.core import driver
+from trafficenvs.core import sampler
 
 def rss_mib():
     with open("/proc/self/statm") as f:
@@ -242,9 +242,9 @@ def rss_mib():
 before = rss_mib()
 v = trafficenvs.make_vec({game!r}, num_envs={batch}, **{options!r})
 o = v.reset(seed=0)
-st = driver.rng_states({batch}, 1); a = np.zeros({batch}, np.int64)
+st = sampler.rng_states({batch}, 1); a = np.zeros({batch}, np.int64)
 for _ in range(50):
-    driver.sample_legal(o.action_mask, st, a); o = v.step(a)
+    sampler.sample_legal(o.action_mask, st, a); o = v.step(a)
 after = rss_mib()
 buffers = v.records.nbytes + sum(getattr(o, f).nbytes for f in o.__dataclass_fields__)
 print(json.dumps({{"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

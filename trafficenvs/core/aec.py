@@ -24,7 +24,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from trafficenvs.core import driver
+from trafficenvs.core import checks, driver
 from trafficenvs.core.game import Game
 from trafficenvs.core.guard import ThreadGuard, exclusive
 
@@ -62,15 +62,15 @@ class TrafficAECEnv(AECEnv):
                              is not None)
         self.render_mode = render_mode
         if render_seat is not None:
-            render_seat = driver.check_int(render_seat, "render_seat", 0, game.num_players - 1)
+            render_seat = checks.check_int(render_seat, "render_seat", 0, game.num_players - 1)
         self.render_seat = render_seat
         if max_cycles is None:
             max_cycles = game.default_max_cycles
-        self.max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
+        self.max_cycles = checks.check_int(max_cycles, "max_cycles", 1)
         self.max_moves = self.max_cycles * game.num_players
         game = game.with_horizon(self.max_moves)
         self.game = game
-        driver.note_game(game)
+        checks.note_game(game)
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -111,7 +111,7 @@ class TrafficAECEnv(AECEnv):
         it are reproducible (Gymnasium's rule). Before any seeded reset it draws from
         OS entropy.
         """
-        seed = driver.next_seed(self, seed)
+        seed = checks.next_seed(self, seed)
         driver.single_reset(self._recs, self.game.cfg, np.uint64(seed), self.game.num_players)
         self._start()
 
@@ -183,10 +183,10 @@ class TrafficAECEnv(AECEnv):
         """An action as an int: ints, numpy ints and 0-d int arrays (not bools or floats)."""
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
             return int(action)
-        return driver.check_int(action, "action")
+        return checks.check_int(action, "action")
 
     def action_name(self, action: int) -> str:
-        a = driver.check_int(self._action(action), "action", 0, self.game.num_actions - 1)
+        a = checks.check_int(self._action(action), "action", 0, self.game.num_actions - 1)
         return self.game.action_name(self._recs[0], a)
 
     # -- rendering -------------------------------------------------------------

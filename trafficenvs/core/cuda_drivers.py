@@ -28,15 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.core.driver import (
-    RNG_DTYPE,
-    pick_legal,
-    refresh_row,
-    reset_row,
-    row_illegal,
-    step_row,
-)
+from trafficenvs.core.driver import refresh_row, reset_row, row_illegal, step_row
 from trafficenvs.core.rng import rng_next
+from trafficenvs.core.sampler import RNG_DTYPE, pick_legal
 from trafficenvs.core.verbs import k_observe
 
 #: threads per block of every launch (one thread per game); tuned on a GPU by the
@@ -175,13 +169,13 @@ def kernels() -> dict[str, Any]:
 
 class cuda_cache:  # noqa: N801  (used as ``with cuda_cache():``)
     """Point numba-cuda's cache at the package's cache directory while dispatchers are
-    made (see ``trafficenvs/_numba_cache.py``: a directory named after the package's
+    made (see ``trafficenvs/numba_cache.py``: a directory named after the package's
     sources, so a kernel compiled against older rules is never loaded)."""
 
     def __enter__(self) -> None:
         from numba.cuda.core import config
 
-        from trafficenvs._numba_cache import cache_dir
+        from trafficenvs.numba_cache import cache_dir
 
         where = cache_dir()
         self._config = config

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.core import cuda_drivers, driver
+from trafficenvs.core import checks, cuda_drivers
 from trafficenvs.core.game import Game
 from trafficenvs.core.guard import ThreadGuard, exclusive
 from trafficenvs.core.records import as_kernel_array
@@ -91,10 +91,10 @@ class CudaVecEnv:
             raise RuntimeError("output='torch' needs torch with CUDA (and a real GPU)")
         self._torch = torch if output != "numba" else None
         self.output = "torch" if self._torch is not None else "numba"
-        num_envs = driver.check_int(num_envs, "num_envs", 1)
+        num_envs = checks.check_int(num_envs, "num_envs", 1)
         if max_cycles is None:
             max_cycles = game.default_max_cycles
-        max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
+        max_cycles = checks.check_int(max_cycles, "max_cycles", 1)
         self._cuda = cu
         self.device = f"cuda:{index}"
         self.device_index = index
@@ -107,7 +107,7 @@ class CudaVecEnv:
         self.max_moves = self.max_cycles * game.num_players
         game = game.with_horizon(self.max_moves)
         self.game = game
-        driver.note_game(game)
+        checks.note_game(game)
         n = num_envs
         z = np.zeros
         with self._gpu:
@@ -204,9 +204,9 @@ class CudaVecEnv:
             if t.device.index != self.device_index:
                 raise ValueError(f"{name} is on {t.device}, the env on {self.device}")
             return cu.as_cuda_array(t, sync=False)
-        host = driver.as_array(x, name)
+        host = checks.as_array(x, name)
         if host.dtype == object:
-            raise TypeError(f"{name} must be an array, got {driver.describe(x)}")
+            raise TypeError(f"{name} must be an array, got {checks.describe(x)}")
         with self._gpu:
             return cu.to_device(np.ascontiguousarray(host))
 
@@ -214,7 +214,7 @@ class CudaVecEnv:
     @exclusive
     def reset(self, seed: int | None = None) -> VecStep:
         """Start every game; game ``i`` gets seed ``seed + i`` (as on the CPU)."""
-        seed = driver.next_seed(self, seed)
+        seed = checks.next_seed(self, seed)
         n = self.num_envs
         b = self._dbuf
         with self._gpu:
@@ -343,7 +343,7 @@ class CudaVecEnv:
 
     # -- one game at a time, and moving between devices -----------------------------
     def _row(self, i: Any) -> int:
-        return driver.check_int(i, "i (the game's row)", 0, self.num_envs - 1)
+        return checks.check_int(i, "i (the game's row)", 0, self.num_envs - 1)
 
     def state_dict(self, i: int) -> dict[str, Any]:
         """Game ``i``'s state (copied from the GPU), as on the CPU env."""
@@ -380,7 +380,7 @@ class CudaVecEnv:
         """Game ``i`` as text or a picture, from a host copy of its record."""
         i = self._row(i)
         if seat is not None:
-            seat = driver.check_int(seat, "seat", 0, self.num_players - 1)
+            seat = checks.check_int(seat, "seat", 0, self.num_players - 1)
         if mode not in ("ansi", "rgb_array"):
             raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
         rec = self._record(i)
@@ -478,7 +478,7 @@ def _device_view(cu: Any, x: Any, name: str) -> Any:
     if hasattr(x, "__cuda_array_interface__"):
         return cu.as_cuda_array(x, sync=False)  # (see CudaVecEnv.as_device_array)
     raise TypeError(f"{name} must be a CUDA array (a torch CUDA tensor, CuPy or numba "
-                    f"device array), got {driver.describe(x)}")
+                    f"device array), got {checks.describe(x)}")
 
 
 def _c_contiguous(x: Any) -> bool:

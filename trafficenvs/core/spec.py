@@ -89,8 +89,8 @@ class GameSpec:
         cls = _LOADED.get(self.name)
         if cls is not None:
             return cls
-        from trafficenvs._numba_cache import package_cache
         from trafficenvs.core.verbs import register_module
+        from trafficenvs.numba_cache import package_cache
 
         with package_cache():
             register_module(_resolve(self.verbs))
@@ -102,7 +102,7 @@ class GameSpec:
         """The rule-based player's class (imported on first use), or None."""
         if self.greedy is None:
             return None
-        from trafficenvs._numba_cache import package_cache
+        from trafficenvs.numba_cache import package_cache
 
         with package_cache():  # its numba code caches with the package's
             return _resolve(self.greedy)
@@ -118,7 +118,7 @@ def _discover() -> None:
     """Read ``spec.py`` of every game package of trafficenvs (once)."""
     if _SPECS:
         return
-    from trafficenvs._numba_cache import package_cache
+    from trafficenvs.numba_cache import package_cache
 
     for info in sorted(pkgutil.iter_modules([str(_PKG)]), key=lambda m: m.name):
         if info.ispkg and (_PKG / info.name / "spec.py").exists():

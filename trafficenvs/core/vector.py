@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from trafficenvs.core import driver
+from trafficenvs.core import checks, driver
 from trafficenvs.core.game import Game
 from trafficenvs.core.guard import ThreadGuard, exclusive
 from trafficenvs.core.records import as_kernel_array
@@ -139,9 +139,9 @@ class TrafficVecEnv:
     def __init__(self, game: Game, num_envs: int, max_cycles: int | None = None,
                  num_threads: int | None = None):
         self._guard = ThreadGuard()  # one thread at a time (core/guard.py)
-        num_envs = driver.check_int(num_envs, "num_envs", 1)
+        num_envs = checks.check_int(num_envs, "num_envs", 1)
         if num_threads is not None:
-            num_threads = driver.check_int(num_threads, "num_threads", 1, max_threads())
+            num_threads = checks.check_int(num_threads, "num_threads", 1, max_threads())
         #: threads of this env's batched loops (None: numba's current setting)
         self.num_threads = num_threads
         start = getattr(getattr(game, "spec", None), "parallel_from", None)
@@ -150,7 +150,7 @@ class TrafficVecEnv:
         self.loop_threads = 1 if start is not None and num_envs < start else num_threads
         if max_cycles is None:
             max_cycles = game.default_max_cycles
-        max_cycles = driver.check_int(max_cycles, "max_cycles", 1)
+        max_cycles = checks.check_int(max_cycles, "max_cycles", 1)
         check_fits(game, num_envs, _physical_memory(), "this machine's memory")
         self.num_envs = num_envs
         self.num_players = game.num_players
@@ -160,7 +160,7 @@ class TrafficVecEnv:
         self.max_moves = self.max_cycles * game.num_players
         game = game.with_horizon(self.max_moves)
         self.game = game
-        driver.note_game(game)
+        checks.note_game(game)
         n = self.num_envs
         self.records = game.new_records(n)
         self._seeds = np.zeros(n, np.uint64)
@@ -174,6 +174,9 @@ class TrafficVecEnv:
             final_observation=np.zeros((n, game.obs_dim), game.obs_dtype),
             final_records=game.new_records(n),
         )
+        #: the same buffers as one argument of the compiled step
+        self._out = driver.StepBuffers(**{f: getattr(self._buf, f)
+                                          for f in driver.StepBuffers._fields})
         #: what ``reset``/``step`` return: the same buffers, the mask read-only
         mask = self._buf.action_mask.view()
         mask.flags.writeable = False
@@ -195,7 +198,7 @@ class TrafficVecEnv:
         it are reproducible (Gymnasium's rule). Before any seeded reset it draws from
         OS entropy.
         """
-        seed = driver.next_seed(self, seed)
+        seed = checks.next_seed(self, seed)
         self._seeds[:] = np.uint64(seed) + np.arange(self.num_envs, dtype=np.uint64)
         b = self._buf
         driver.batch_reset(
@@ -257,10 +260,10 @@ class TrafficVecEnv:
         except AttributeError:
             fast = False
         if not fast:
-            actions = self._actions(driver.as_array(actions, "actions"))
-        active = self._all if active is None else driver.check_bools(active, "active", (n,))
+            actions = self._actions(checks.as_array(actions, "actions"))
+        active = self._all if active is None else checks.check_bools(active, "active", (n,))
         final_seat = (self._mover if final_seat is None
-                      else driver.check_ints(final_seat, "final_seat", (n,), -1,
+                      else checks.check_ints(final_seat, "final_seat", (n,), -1,
                                              self.num_players - 1))
         cfg = self.game.cfg
         b = self._buf
@@ -275,12 +278,9 @@ class TrafficVecEnv:
                     f"{f' (and {len(out) - 1} more)' if len(out) > 1 else ''}"
                 )
             raise ValueError(f"illegal actions in games {bad[:10]}{'...' if len(bad) > 10 else ''}")
-        driver.batch_step(
-            self.records, cfg, actions, active, final_seat, self._seeds, np.uint64(n),
-            self.max_moves, self.num_players, b.observation, b.action_mask, b.current_player,
-            b.rewards, b.terminated, b.truncated, b.final_observation, b.final_records,
-            threads=self.loop_threads,
-        )
+        driver.batch_step(self.records, cfg, actions, active, final_seat, self._seeds,
+                          np.uint64(n), self.max_moves, self.num_players, self._out,
+                          threads=self.loop_threads)
         return self._view
 
     def _actions(self, actions: np.ndarray) -> np.ndarray:
@@ -288,7 +288,7 @@ class TrafficVecEnv:
         n = self.num_envs
         if actions.dtype.kind not in "iu":
             raise TypeError(f"actions must be an int array of shape ({n},), "
-                            f"got {driver.describe(actions)}")
+                            f"got {checks.describe(actions)}")
         if actions.shape != (n,):
             raise ValueError(f"actions must have shape ({n},) (one per game), "
                              f"got {actions.shape}")
@@ -303,25 +303,25 @@ class TrafficVecEnv:
         returned. By default a new array.
         """
         n = self.num_envs
-        seats = driver.check_ints(seats, "seats", (n,), 0, self.num_players - 1)
+        seats = checks.check_ints(seats, "seats", (n,), 0, self.num_players - 1)
         shape = (n, self.game.obs_dim)
         if out is None:
             out = np.zeros(shape, self.game.obs_dtype)
         else:
-            out = driver.check_out(out, "out", shape, self.game.obs_dtype)
+            out = checks.check_out(out, "out", shape, self.game.obs_dtype)
         if out.flags.c_contiguous:
-            driver._batch_observe(self.records, self.game.cfg, seats, out,  # noqa: SLF001
+            driver.observe_rows(self.records, self.game.cfg, seats, out,  # noqa: SLF001
                                   threads=self.loop_threads)
         else:
             tmp = np.zeros(shape, self.game.obs_dtype)
-            driver._batch_observe(self.records, self.game.cfg, seats, tmp,  # noqa: SLF001
+            driver.observe_rows(self.records, self.game.cfg, seats, tmp,  # noqa: SLF001
                                   threads=self.loop_threads)
             out[...] = tmp
         return out
 
     # -- one game at a time, for people and tests ------------------------------
     def _row(self, i: Any) -> int:
-        return driver.check_int(i, "i (the game's row)", 0, self.num_envs - 1)
+        return checks.check_int(i, "i (the game's row)", 0, self.num_envs - 1)
 
     def state_dict(self, i: int) -> dict[str, Any]:
         return self.game.to_dict(self.records[self._row(i)])
@@ -341,7 +341,7 @@ class TrafficVecEnv:
         (default none) is whose hidden information may be shown."""
         i = self._row(i)
         if seat is not None:
-            seat = driver.check_int(seat, "seat", 0, self.num_players - 1)
+            seat = checks.check_int(seat, "seat", 0, self.num_players - 1)
         if mode not in ("ansi", "rgb_array"):
             raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
         rec = self.records[i]

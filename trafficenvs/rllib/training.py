@@ -95,7 +95,7 @@ def train(cfg: RLlibTrainConfig) -> dict[str, Any]:
     require_ray()
     import ray
 
-    from trafficenvs.agents.commands import split_agent_specs
+    from trafficenvs.agents.zoo import split_agent_specs
     from trafficenvs.rllib.env import env_config
     from trafficenvs.rllib.selfplay import build_config
 
