@@ -73,7 +73,7 @@ def test_gpu_env_plays_the_same_games_as_the_cpu_env(tmp_path, case):
     if game == "toll_gate":  # registered from its spec: compiled in its own process
         cpu = run_trace(tmp_path, case, "cpu", simulate=False)
     else:
-        from gpu_trace import trace
+        from tests.gpu_trace import trace
 
         cpu = trace(game, device="cpu", steps=steps, max_cycles=max_cycles, options=options)
     # games ended (by the rules, or cut off) and their rows played on

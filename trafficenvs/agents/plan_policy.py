@@ -43,9 +43,13 @@ from trafficenvs.agents.ppo import inverse_bounds
 
 #: a score far below any learned one, for "no drive" in the max over exits
 _FLOOR = -1e4
+#: the game with plan features (its Game's ``plan_reader()``): the default of the
+#: ``game`` arguments below, so a checkpoint saved before the game was an argument of
+#: the extractor loads as it was trained
+PLAN_GAME = "jakarta_traffic"
 
 
-def plan_reader(num_players: int, game: str = "jakarta_traffic") -> Any:
+def plan_reader(num_players: int, game: str = PLAN_GAME) -> Any:
     """The game's plan features for ``num_players`` (found through the game, as agents
     find games): its ``plan_reader()``. A ``ValueError`` for a game without one."""
     from trafficenvs.registry import make_game
@@ -79,7 +83,7 @@ class PlanExtractor(BaseFeaturesExtractor):
     a ``plan_reader``)."""
 
     def __init__(self, observation_space: spaces.Box, num_players: int = 2,
-                 game: str = "jakarta_traffic"):
+                 game: str = PLAN_GAME):
         obs_dim = int(np.prod(observation_space.shape))
         reader = plan_reader(num_players, game)
         sizes = PlanSizes(reader)
@@ -270,7 +274,7 @@ def load_plan_init(model: Any, path: str) -> None:
 
 
 def plan_policy_kwargs(num_players: int, net: tuple[int, ...],
-                       game: str = "jakarta_traffic") -> dict[str, Any]:
+                       game: str = PLAN_GAME) -> dict[str, Any]:
     """``policy_kwargs`` of a MaskablePPO with the plan network (``policy=PlanPolicy``);
     a ``ValueError`` for a game without plan features."""
     plan_reader(num_players, game)

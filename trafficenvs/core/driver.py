@@ -42,8 +42,11 @@ from trafficenvs.core.verbs import (
     k_step,
 )
 
-#: the buffers one :func:`batch_step` writes, as one argument (a namedtuple numba
-#: takes as a struct of arrays): the rows of the env's ``VecStep`` and its final records
+#: the buffers one :func:`batch_step` writes, grouped once per env (the rows of its
+#: ``VecStep`` and its final records) and passed spread out (``*buffers``). Not as one
+#: namedtuple argument unpacked inside the compiled loop: tried, and numba's parallel
+#: build then raced (under load, 6 of 40 runs of a 2-thread Jamming Traffic batch played
+#: other games than the serial build; 0 of 40 with the arrays as separate arguments)
 StepBuffers = namedtuple("StepBuffers", ["observation", "action_mask", "current_player",
                                          "rewards", "terminated", "truncated",
                                          "final_observation", "final_records"])
@@ -125,7 +128,7 @@ def illegal_rows(recs, cfg, actions, active):
 @batched
 @njit(cache=True, parallel=True)
 def batch_step(recs, cfg, actions, active, final_seat, seeds, seed_stride, max_moves, nplayers,
-               out):
+               obs, mask, cur, rewards, term, trunc, final_obs, final_recs):
     """Step every ``active`` game with its action, auto-resetting the ones that end.
 
     Inactive rows keep their record, observation, mask and player to move; their
@@ -133,9 +136,8 @@ def batch_step(recs, cfg, actions, active, final_seat, seeds, seed_stride, max_m
     writes its last observation from seat ``final_seat[i]`` (the mover where that is
     negative) to ``final_obs[i]`` and a copy of its final record to ``final_recs[i]``.
     ``max_moves <= 0`` disables truncation. Actions must be legal (``count_illegal``).
-    ``out`` is the step's buffers, a :class:`StepBuffers` (made once per env).
+    The eight buffers are a :class:`StepBuffers`, spread (``*buffers``).
     """
-    obs, mask, cur, rewards, term, trunc, final_obs, final_recs = out
     for i in prange(recs.shape[0]):
         step_row(recs, cfg, i, actions, active, final_seat, seeds, seed_stride, max_moves,
                  nplayers, obs, mask, cur, rewards, term, trunc, final_obs, final_recs)

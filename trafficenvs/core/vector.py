@@ -279,7 +279,7 @@ class TrafficVecEnv:
                 )
             raise ValueError(f"illegal actions in games {bad[:10]}{'...' if len(bad) > 10 else ''}")
         driver.batch_step(self.records, cfg, actions, active, final_seat, self._seeds,
-                          np.uint64(n), self.max_moves, self.num_players, self._out,
+                          np.uint64(n), self.max_moves, self.num_players, *self._out,
                           threads=self.loop_threads)
         return self._view
 
