@@ -22,6 +22,15 @@ A pickled entry the loader does not know is refused with :class:`CheckpointError
 before anything is read from it. Plain JSON entries are read as JSON. RLlib
 checkpoints are a different matter: they are pickles throughout, to be opened only
 from a source you trust (docs/rllib.md).
+
+**The weights-only format** (what ``agents/trainer.py`` writes) needs none of that: a
+zip of exactly two members, ``config.json`` (the game, its player count, the network's
+layer widths, the observation bounds, the format and its version) and ``weights.pt``
+(the network's state dict, written by ``torch.save`` and read back with
+``torch.load(weights_only=True)``: tensors in plain containers, no objects). Any other
+member, an unknown setting or an unknown weight is refused. :func:`checkpoint_format`
+tells the two formats apart by the zip's members, :func:`read_weights` reads this one
+and :func:`sb3_policy` makes the SB3 policy it plays as.
 """
 
 from __future__ import annotations
@@ -256,5 +265,247 @@ def load_parameters(path: str | Path) -> dict[str, Any]:
     return params
 
 
-__all__ = ["CheckpointError", "MAX_BYTES", "custom_objects", "load_model", "load_parameters",
-           "read_data", "read_file"]
+# -- the weights-only format -------------------------------------------------------------
+#: the ``format`` of a weights-only checkpoint's ``config.json``
+WEIGHTS_FORMAT = "trafficenvs-ppo-weights"
+#: its version: a file of a later version is refused (written by a newer trafficenvs)
+WEIGHTS_VERSION = 1
+#: its members, exactly
+WEIGHTS_MEMBERS = ("config.json", "weights.pt")
+#: the settings ``config.json`` holds (``training`` is a record of the run, unread)
+CONFIG_KEYS = {"format", "version", "game", "players", "obs_dim", "num_actions", "net",
+               "activation", "observation_low", "observation_high", "training"}
+#: the largest ``config.json`` read
+MAX_CONFIG_BYTES = 4 * 2**20
+
+
+def checkpoint_format(path: str | Path) -> str:
+    """``"sb3"`` for a Stable-Baselines3 zip (a ``data`` member), ``"weights"`` for the
+    weights-only format (a ``config.json``); :class:`CheckpointError` otherwise."""
+    names = _members(read_file(path), str(path))
+    if "data" in names:
+        return "sb3"
+    if "config.json" in names:
+        return "weights"
+    raise CheckpointError(f"{path}: neither an SB3 checkpoint (no 'data' member) nor a "
+                          f"weights-only one (no 'config.json')")
+
+
+def _members(raw: bytes, name: str) -> list[str]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            return z.namelist()
+    except (zipfile.BadZipFile, EOFError) as err:
+        raise CheckpointError(f"{name}: not a readable checkpoint zip ({err})") from None
+
+
+def weights_config(game: Any, net: Any, training: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
+    """The ``config.json`` of a weights-only checkpoint of an ``MlpPolicy``-shaped
+    network (``net``: the hidden widths of its actor and of its critic) for ``game``."""
+    box = game.observation_box()
+    return {"format": WEIGHTS_FORMAT, "version": WEIGHTS_VERSION, "game": game.name,
+            "players": int(game.num_players), "obs_dim": int(game.obs_dim),
+            "num_actions": int(game.num_actions), "net": [int(w) for w in net],
+            "activation": "tanh",
+            "observation_low": np.asarray(box.low).reshape(-1).tolist(),
+            "observation_high": np.asarray(box.high).reshape(-1).tolist(),
+            "training": dict(training or {})}
+
+
+def write_weights(path: str | Path, config: dict[str, Any], state_dict: dict[str, Any]
+                  ) -> Path:
+    """Write a weights-only checkpoint (checked by reading it back's rules first)."""
+    import torch as th
+
+    _check_config(config, "config")
+    tensors = {k: v.detach().cpu().clone() for k, v in state_dict.items()}
+    _check_weights(tensors, config, "state dict")
+    buf = io.BytesIO()
+    th.save(tensors, buf)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("config.json", json.dumps(config, indent=1) + "\n")
+        z.writestr("weights.pt", buf.getvalue())
+    return path
+
+
+def read_weights(path: str | Path, game: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(config, state_dict)`` of a weights-only checkpoint, nothing in it able to run
+    code: its members must be exactly ``config.json`` and ``weights.pt``, the config
+    only known settings, the weights only the tensors its network has (names and
+    shapes). ``game``: the game it must fit (name, players, spaces and bounds).
+    Raises ``FileNotFoundError`` or :class:`CheckpointError`."""
+    import pickle
+
+    import torch as th
+
+    name = str(path)
+    raw = read_file(path)
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            infos = z.infolist()
+            names = sorted(i.filename for i in infos)
+            if names != sorted(WEIGHTS_MEMBERS):
+                extra = sorted(set(names) - set(WEIGHTS_MEMBERS))
+                raise CheckpointError(
+                    f"{name}: a weights-only checkpoint holds exactly config.json and "
+                    f"weights.pt; this one has {names}"
+                    + (f" (refused: {extra})" if extra else ""))
+            sizes = {i.filename: i.file_size for i in infos}
+            if sizes["config.json"] > MAX_CONFIG_BYTES or sizes["weights.pt"] > MAX_BYTES:
+                raise CheckpointError(f"{name}: a member is too large")
+            text = z.read("config.json").decode("utf-8")
+            blob = z.read("weights.pt")
+    except (zipfile.BadZipFile, UnicodeDecodeError, EOFError) as err:
+        raise CheckpointError(f"{name}: not a readable checkpoint zip ({err})") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise CheckpointError(f"{name}: config.json is not JSON ({err})") from None
+    _check_config(config, name)
+    if game is not None:
+        _check_game(config, game, name)
+    try:
+        tensors = th.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, ValueError, EOFError, AttributeError,
+            TypeError, KeyError) as err:
+        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        raise CheckpointError(f"{name}: weights.pt is not a plain dict of tensors "
+                              f"({type(err).__name__}: {first}); refused unread") from None
+    _check_weights(tensors, config, name)
+    return config, tensors
+
+
+def _check_config(config: Any, name: str) -> None:
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{name}: config.json is not a JSON object")
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise CheckpointError(f"{name}: config.json has settings this loader does not "
+                              f"know: {unknown}")
+    missing = sorted(CONFIG_KEYS - {"training"} - set(config))
+    if missing:
+        raise CheckpointError(f"{name}: config.json lacks {missing}")
+    if config["format"] != WEIGHTS_FORMAT:
+        raise CheckpointError(f"{name}: format {config['format']!r} is not "
+                              f"{WEIGHTS_FORMAT!r}")
+    version = config["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise CheckpointError(f"{name}: format version {version!r} is not a version")
+    if version > WEIGHTS_VERSION:
+        raise CheckpointError(f"{name}: format version {version}, newer than this "
+                              f"trafficenvs reads ({WEIGHTS_VERSION}); update trafficenvs")
+
+    def count(key: str, lo: int = 1) -> int:
+        v = config[key]
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise CheckpointError(f"{name}: {key} must be an int >= {lo}, got {v!r}")
+        return v
+
+    count("players")
+    obs_dim = count("obs_dim")
+    count("num_actions")
+    if not isinstance(config["game"], str) or not config["game"]:
+        raise CheckpointError(f"{name}: game must be a name, got {config['game']!r}")
+    net = config["net"]
+    if (not isinstance(net, list) or not net or len(net) > 16
+            or any(not isinstance(w, int) or isinstance(w, bool) or not 1 <= w <= 1 << 16
+                   for w in net)):
+        raise CheckpointError(f"{name}: net must be a list of layer widths, got {net!r}")
+    if config["activation"] != "tanh":
+        raise CheckpointError(f"{name}: activation {config['activation']!r} is not tanh")
+    for key in ("observation_low", "observation_high"):
+        v = config[key]
+        if (not isinstance(v, list) or len(v) != obs_dim
+                or any(not isinstance(x, (int, float)) or isinstance(x, bool) for x in v)):
+            raise CheckpointError(f"{name}: {key} must be {obs_dim} numbers")
+    if not isinstance(config.get("training", {}), dict):
+        raise CheckpointError(f"{name}: training must be a JSON object")
+
+
+def _check_game(config: dict[str, Any], game: Any, name: str) -> None:
+    """Refuse a checkpoint made for another game, player count or observation."""
+    mine = (config["game"], config["players"], config["obs_dim"], config["num_actions"])
+    theirs = (game.name, game.num_players, game.obs_dim, game.num_actions)
+    if mine != theirs:
+        raise CheckpointError(
+            f"{name}: model is for {mine[0]} with {mine[1]} players (observations "
+            f"({mine[2]},), {mine[3]} actions); this game is {theirs[0]} with {theirs[1]} "
+            f"players (({theirs[2]},), {theirs[3]})")
+    box = game.observation_box()
+    if (not np.array_equal(np.asarray(box.high).reshape(-1), config["observation_high"])
+            or not np.array_equal(np.asarray(box.low).reshape(-1),
+                                  config["observation_low"])):
+        raise CheckpointError(f"{name}: model was trained with other observation bounds "
+                              f"than this game's (another version or options?)")
+
+
+def weight_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Every tensor of the network ``config`` describes, by its SB3 name, and its shape."""
+    d, a, net = config["obs_dim"], config["num_actions"], config["net"]
+    shapes: dict[str, tuple[int, ...]] = {
+        f"{k}.inv_high": (d,) for k in ("features_extractor", "pi_features_extractor",
+                                        "vf_features_extractor")}
+    for head in ("policy_net", "value_net"):
+        width = d
+        for j, w in enumerate(net):
+            shapes[f"mlp_extractor.{head}.{2 * j}.weight"] = (w, width)
+            shapes[f"mlp_extractor.{head}.{2 * j}.bias"] = (w,)
+            width = w
+    shapes.update({"action_net.weight": (a, net[-1]), "action_net.bias": (a,),
+                   "value_net.weight": (1, net[-1]), "value_net.bias": (1,)})
+    return shapes
+
+
+def _check_weights(tensors: Any, config: dict[str, Any], name: str) -> None:
+    import torch as th
+
+    if not isinstance(tensors, dict):
+        raise CheckpointError(f"{name}: weights.pt is not a dict of tensors")
+    shapes = weight_shapes(config)
+    unknown = sorted(set(map(str, tensors)) - set(shapes))
+    missing = sorted(set(shapes) - set(tensors))
+    if unknown or missing:
+        raise CheckpointError(f"{name}: weights do not fit the network config.json states"
+                              + (f"; unknown {unknown[:5]}" if unknown else "")
+                              + (f"; missing {missing[:5]}" if missing else ""))
+    for k, v in tensors.items():
+        if not isinstance(v, th.Tensor) or tuple(v.shape) != shapes[k] or (
+                v.dtype != th.float32):
+            got = (tuple(v.shape), str(v.dtype)) if isinstance(v, th.Tensor) else type(v)
+            raise CheckpointError(f"{name}: weight {k!r} should be float32 of shape "
+                                  f"{shapes[k]}, got {got}")
+
+
+def sb3_policy(config: dict[str, Any], state_dict: dict[str, Any], game: Any = None) -> Any:
+    """The SB3 ``MaskableActorCriticPolicy`` (``MlpPolicy`` with ``ScaledExtractor``)
+    that ``config`` describes, holding ``state_dict`` (the player of a weights-only
+    checkpoint: ``PPOPolicy`` plays it). Its spaces are ``game``'s or, without one,
+    built from the bounds in ``config``."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from trafficenvs.agents.ppo import ScaledExtractor
+
+    if game is not None:
+        obs_space = game.observation_box()
+    else:
+        low = np.asarray(config["observation_low"])
+        high = np.asarray(config["observation_high"])
+        dtype = np.uint8 if low.min() >= 0 and high.max() <= 255 else np.float32
+        obs_space = spaces.Box(low.astype(dtype), high.astype(dtype), dtype=dtype)
+    net = list(config["net"])
+    policy = MaskableActorCriticPolicy(
+        obs_space, spaces.Discrete(config["num_actions"]), lambda _: 0.0,
+        net_arch={"pi": net, "vf": list(net)}, features_extractor_class=ScaledExtractor)
+    policy.load_state_dict(state_dict, strict=True)
+    policy.set_training_mode(False)
+    return policy
+
+
+__all__ = ["CONFIG_KEYS", "CheckpointError", "MAX_BYTES", "WEIGHTS_FORMAT",
+           "WEIGHTS_MEMBERS", "WEIGHTS_VERSION", "checkpoint_format", "custom_objects",
+           "load_model", "load_parameters", "read_data", "read_file", "read_weights",
+           "sb3_policy", "weight_shapes", "weights_config", "write_weights"]

@@ -77,16 +77,27 @@ class PPOPolicy:
     @classmethod
     def load(cls, path: str | Path, name: str | None = None,
              deterministic: bool = True, game: Any = None) -> PPOPolicy:
-        """A player from a ``MaskablePPO.save`` zip (e.g. ``agents/checkpoints/*.zip``).
+        """A player from a ``MaskablePPO.save`` zip (e.g. ``agents/checkpoints/*.zip``)
+        or a weights-only checkpoint (``BatchedPPO.save``), told apart by the zip's
+        members.
 
-        Nothing in the file is unpickled (``agents/checkpoint.py``): a checkpoint from
+        Nothing in either file is unpickled (``agents/checkpoint.py``): a checkpoint from
         anyone is safe to load. ``game``: the game it must fit (its spaces are used).
         """
-        from trafficenvs.agents.checkpoint import load_model
+        from trafficenvs.agents.checkpoint import (
+            checkpoint_format,
+            load_model,
+            read_weights,
+            sb3_policy,
+        )
 
         path = Path(path)
-        model = load_model(path, game=game)
-        return cls(model.policy, name=name or f"ppo:{path.name}", deterministic=deterministic)
+        if checkpoint_format(path) == "weights":
+            config, state = read_weights(path, game=game)
+            policy = sb3_policy(config, state, game)
+        else:
+            policy = load_model(path, game=game).policy
+        return cls(policy, name=name or f"ppo:{path.name}", deterministic=deterministic)
 
     @classmethod
     def frozen(cls, model: Any, name: str) -> PPOPolicy:

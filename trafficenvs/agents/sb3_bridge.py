@@ -130,6 +130,12 @@ class SelfPlayVecEnv(VecEnv):
     process, when the env is made. Measured: with torch's default (one thread per
     core) the opponents' and the learner's small networks ran 12-54x slower than on one
     thread, their threads fighting numba's for the cores. ``None`` leaves torch as it is.
+
+    ``views=True``: ``reset``, ``step_wait`` and ``action_masks`` return the env's live
+    buffers (the observations, the done flags, the read-only masks), written in place
+    by the next step, instead of copies. For a trainer that copies each step once into
+    its own rollout storage (``agents/trainer.py``); SB3 keeps references, so it
+    needs the copies (the default).
     """
 
     def __init__(
@@ -142,8 +148,10 @@ class SelfPlayVecEnv(VecEnv):
         potential: float = 0.0,
         potential_gamma: float = 1.0,
         torch_threads: int | None = 1,
+        views: bool = False,
         **options: Any,
     ):
+        self.views = bool(views)
         if torch_threads is not None:
             set_torch_threads(torch_threads)
         self.venv = make_vec(as_game(env_id, **options), num_envs=num_envs,
@@ -314,7 +322,11 @@ class SelfPlayVecEnv(VecEnv):
         self._carry[:] = 0
         if self._potential_rows is not None:
             self._phi = self._phi_now()
-        return self.venv.last.observation.copy()
+        return self._out(self.venv.last.observation)
+
+    def _out(self, a: np.ndarray) -> np.ndarray:
+        """``a`` itself with ``views``, else a copy."""
+        return a if self.views else a.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
@@ -343,11 +355,11 @@ class SelfPlayVecEnv(VecEnv):
             self._ep_len[i] = 0
         self._acc[:] = self._carry
         self._carry[:] = 0
-        return self.venv.last.observation.copy(), rewards, self._done.copy(), infos
+        return self._out(self.venv.last.observation), rewards, self._out(self._done), infos
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, num_actions)`` bool: the learner's legal actions in each game."""
-        return self.venv.last.action_mask.copy()
+        return self._out(self.venv.last.action_mask)
 
     def close(self) -> None:
         self.venv.close()

@@ -1,0 +1,395 @@
+"""The batched PPO trainer (``agents/trainer.py``) and its weights-only checkpoints.
+
+The pieces are checked against independent computations (numpy for the masked
+categorical, a plain forward-summing loop and SB3's own ``RolloutBuffer`` for GAE),
+the rollout against the env it reads, the whole against random play, and the
+checkpoint format against a crafted file whose pickle would create a marker.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import json
+import pathlib
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch as th  # noqa: E402
+
+from trafficenvs.agents.arena import run_arena  # noqa: E402
+from trafficenvs.agents.checkpoint import (  # noqa: E402
+    CheckpointError,
+    checkpoint_format,
+    read_weights,
+)
+from trafficenvs.agents.policy import RandomPolicy  # noqa: E402
+from trafficenvs.agents.ppo import PPOPolicy  # noqa: E402
+from trafficenvs.agents.trainer import (  # noqa: E402
+    ActorCritic,
+    BatchedPPO,
+    compute_gae,
+    masked_log_prob_entropy,
+)
+from trafficenvs.agents.training import TrainConfig  # noqa: E402
+from trafficenvs.agents.zoo import make_agent  # noqa: E402
+from trafficenvs.registry import make_game  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "agents" / "checkpoints" / "traffic_jam_2p.zip"
+
+
+@pytest.fixture(scope="module")
+def game():
+    return make_game("traffic_jam", num_players=2)
+
+
+# -- the masked categorical -------------------------------------------------------------
+def test_masked_log_prob_and_entropy_match_a_hand_computation():
+    logits = np.array([[1.0, 2.0, 0.5, -1.0],
+                       [0.0, 0.0, 3.0, 10.0],
+                       [-2.0, 4.0, 1.0, 0.0]], np.float32)
+    legal = np.array([[True, False, True, True],
+                      [True, True, True, False],   # the largest logit is illegal
+                      [False, False, True, False]])  # one legal action
+    actions = np.array([2, 1, 2])
+    want_logp, want_ent = [], []
+    for row, ok, a in zip(logits.astype(np.float64), legal, actions):
+        z = np.exp(row[ok]).sum()
+        p = np.where(ok, np.exp(row) / z, 0.0)
+        want_logp.append(np.log(p[a]))
+        want_ent.append(-sum(p[k] * np.log(p[k]) for k in range(4) if ok[k]))
+    t_logits = th.tensor(logits, requires_grad=True)
+    logp, ent = masked_log_prob_entropy(t_logits, th.tensor(~legal), th.tensor(actions))
+    np.testing.assert_allclose(logp.detach().numpy(), want_logp, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ent.detach().numpy(), want_ent, rtol=1e-5, atol=1e-6)
+    assert ent[2].item() == 0.0  # one legal action: no uncertainty
+    # gradients through the masked entries stay finite (no inf * 0)
+    (logp.sum() + ent.sum()).backward()
+    assert th.isfinite(t_logits.grad).all()
+    assert (t_logits.grad[~th.tensor(legal)] == 0).all()
+
+
+def test_masked_log_prob_and_entropy_match_sb3_contribs_masked_categorical():
+    from sb3_contrib.common.maskable.distributions import MaskableCategorical
+
+    g = th.Generator().manual_seed(1)
+    logits = th.randn(64, 600, generator=g) * 3
+    legal = th.rand(64, 600, generator=g) < 0.1
+    legal[:, 7] = True
+    actions = th.multinomial(legal.float(), 1, generator=g).view(-1)
+    logp, ent = masked_log_prob_entropy(logits, ~legal, actions)
+    ref = MaskableCategorical(logits=logits, masks=legal)
+    th.testing.assert_close(logp, ref.log_prob(actions), rtol=1e-5, atol=1e-5)
+    th.testing.assert_close(ent, ref.entropy(), rtol=1e-5, atol=1e-5)
+
+
+# -- GAE --------------------------------------------------------------------------------
+def _gae_by_episodes(rewards, values, dones, last_values, gamma, lam):
+    """Each advantage as the forward sum ``sum_k (gamma lam)^k delta_{t+k}`` up to the
+    end of its game or of the rollout (a plain loop, not SB3's backward recursion)."""
+    steps, envs = rewards.shape
+    adv = np.zeros((steps, envs))
+    for i in range(envs):
+        for t in range(steps):
+            total, weight = 0.0, 1.0
+            for k in range(t, steps):
+                if dones[k, i]:
+                    nxt = 0.0
+                else:
+                    nxt = last_values[i] if k == steps - 1 else values[k + 1, i]
+                total += weight * (rewards[k, i] + gamma * nxt - values[k, i])
+                if dones[k, i]:
+                    break
+                weight *= gamma * lam
+            adv[t, i] = total
+    return adv
+
+
+def test_gae_matches_a_plain_loop_and_sb3s_rollout_buffer_with_terminal_and_cut_games():
+    from gymnasium import spaces
+    from stable_baselines3.common.buffers import RolloutBuffer
+
+    rng = np.random.default_rng(0)
+    steps, envs, gamma, lam = 7, 4, 0.9, 0.95
+    rewards = rng.normal(size=(steps, envs)).astype(np.float32)
+    values = rng.normal(size=(steps, envs)).astype(np.float32)
+    last_values = rng.normal(size=envs).astype(np.float32)
+    dones = np.zeros((steps, envs), np.float32)
+    dones[2, 0] = dones[5, 0] = 1  # two games end in row 0
+    dones[6, 1] = 1                # a game ends on the rollout's last step
+    dones[3, 2] = 1                # a game cut by the move limit (below)
+    # a cut game is bootstrapped as SB3 does: gamma * V(its final position) added to
+    # that step's reward, then the step counts as done
+    final_value = 0.7
+    rewards[3, 2] += gamma * final_value
+
+    adv, ret = compute_gae(th.tensor(rewards), th.tensor(values), th.tensor(dones),
+                           th.tensor(last_values), gamma, lam)
+    want = _gae_by_episodes(rewards, values, dones, last_values, gamma, lam)
+    np.testing.assert_allclose(adv.numpy(), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ret.numpy(), want + values, rtol=1e-5, atol=1e-5)
+
+    buf = RolloutBuffer(steps, spaces.Box(0, 1, (1,)), spaces.Discrete(2), "cpu",
+                        gae_lambda=lam, gamma=gamma, n_envs=envs)
+    starts = np.vstack([np.ones((1, envs)), dones[:-1]])  # SB3's episode_starts
+    for t in range(steps):
+        buf.add(np.zeros((envs, 1)), np.zeros((envs, 1)), rewards[t], starts[t],
+                th.tensor(values[t]), th.zeros(envs))
+    buf.compute_returns_and_advantage(th.tensor(last_values), dones[-1].astype(bool))
+    np.testing.assert_allclose(adv.numpy(), buf.advantages, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ret.numpy(), buf.returns, rtol=1e-5, atol=1e-5)
+
+
+# -- the network and the settings ----------------------------------------------------------
+def test_defaults_are_train_configs_and_sb3_ppos():
+    from stable_baselines3 import PPO
+
+    mine = inspect.signature(BatchedPPO).parameters
+    for name in ("num_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma",
+                 "ent_coef", "net"):
+        assert mine[name].default == TrainConfig.__dataclass_fields__[name].default, name
+    sb3 = inspect.signature(PPO).parameters
+    for name in ("gae_lambda", "clip_range", "vf_coef", "max_grad_norm"):
+        assert mine[name].default == sb3[name].default, name
+
+
+def test_the_network_is_sb3s_mlp_policy_with_its_names_init_and_outputs(game):
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS
+
+    net = ActorCritic(game.observation_box(), game.num_actions, (128, 128),
+                      generator=th.Generator().manual_seed(0))
+    sb3 = MaskableActorCriticPolicy(game.observation_box(), spaces.Discrete(game.num_actions),
+                                    lambda _: 3e-4, **DEFAULT_POLICY_KWARGS)
+    assert {k: v.shape for k, v in net.state_dict().items()} == {
+        k: v.shape for k, v in sb3.state_dict().items()}
+    assert sb3.activation_fn is th.nn.Tanh and sb3.ortho_init
+    # SB3's gains: orthogonal rows scaled by sqrt(2) (hidden), 0.01 (actions), 1 (value)
+    for w, gain in ((net.mlp_extractor.policy_net[0].weight, 2 ** 0.5),
+                    (net.mlp_extractor.value_net[2].weight, 2 ** 0.5),
+                    (net.action_net.weight, 0.01), (net.value_net.weight, 1.0)):
+        s = th.linalg.svdvals(w.detach())
+        th.testing.assert_close(s, th.full_like(s, gain), rtol=1e-4, atol=1e-6)
+    assert not net.action_net.bias.any()
+    sb3.load_state_dict(net.state_dict(), strict=True)
+    obs = th.randint(0, 3, (5, game.obs_dim), dtype=th.uint8)
+    logits, values = net(obs)
+    with th.no_grad():
+        feats = sb3.extract_features(obs, sb3.pi_features_extractor)
+        latent_pi, latent_vf = sb3.mlp_extractor(feats)
+        th.testing.assert_close(logits, sb3.action_net(latent_pi))
+        th.testing.assert_close(values, sb3.value_net(latent_vf).view(-1))
+
+
+# -- the rollout -------------------------------------------------------------------------
+def _record_env(trainer):
+    """Wrap the trainer's env: remember what each step showed and returned."""
+    env, seen = trainer.env, []
+    step_async, step_wait = env.step_async, env.step_wait
+
+    def on_async(actions):
+        seen.append({"obs": env.venv.last.observation.copy(),
+                     "legal": env.venv.last.action_mask.copy(),
+                     "actions": np.array(actions)})
+        step_async(actions)
+
+    def on_wait():
+        out = step_wait()
+        obs, rewards, dones, infos = out
+        # views=True: the env returns its own buffers, nothing copied for the trainer
+        assert np.shares_memory(obs, env.venv.last.observation)
+        seen[-1].update(rewards=rewards.copy(), dones=dones.copy(),
+                        infos=[dict(i) for i in infos])
+        return out
+
+    env.step_async, env.step_wait = on_async, on_wait
+    return seen
+
+
+def test_rollout_storage_is_allocated_once_and_observations_copied_once(game):
+    trainer = BatchedPPO(game, RandomPolicy(1), num_envs=16, n_steps=8, batch_size=64,
+                         n_epochs=1, seed=3)
+    buffers = [trainer.obs, trainer.illegal, trainer.actions, trainer.log_probs,
+               trainer.values, trainer.rewards, trainer.dones, trainer.advantages,
+               trainer.returns]
+    ptrs = [b.data_ptr() for b in buffers]
+    # the trainer reads the env's own buffers through views made once
+    assert np.shares_memory(trainer.env_observation.numpy(), trainer.env.venv.last.observation)
+    seen = _record_env(trainer)
+    for _ in range(2):
+        seen.clear()
+        trainer.collect_rollout()
+        trainer.update()
+        assert [b.data_ptr() for b in buffers] == ptrs
+        assert np.shares_memory(trainer.env_observation.numpy(),
+                                trainer.env.venv.last.observation)
+        for t, s in enumerate(seen):  # each row is what the env showed at that step
+            np.testing.assert_array_equal(trainer.obs[t].numpy(), s["obs"])
+            np.testing.assert_array_equal(~trainer.illegal[t].numpy(), s["legal"])
+            np.testing.assert_array_equal(trainer.actions[t].numpy(), s["actions"])
+            assert s["legal"][np.arange(16), s["actions"]].all()
+    assert trainer.num_timesteps == 2 * 8 * 16
+
+
+def test_rollout_bootstraps_games_cut_by_the_move_limit_as_sb3_does(game):
+    gamma = 0.9
+    trainer = BatchedPPO(game, RandomPolicy(1), num_envs=16, n_steps=16, batch_size=64,
+                         n_epochs=1, gamma=gamma, max_cycles=3, seed=4)
+    seen = _record_env(trainer)
+    trainer.collect_rollout()
+    cut = ended = 0
+    for t, s in enumerate(seen):
+        np.testing.assert_array_equal(trainer.dones[t].numpy(), s["dones"])
+        want = s["rewards"].astype(np.float64)
+        for i in np.flatnonzero(s["dones"]):
+            ended += 1
+            if s["infos"][i]["TimeLimit.truncated"]:
+                cut += 1
+                final = th.from_numpy(s["infos"][i]["terminal_observation"][None])
+                with th.no_grad():
+                    want[i] += gamma * trainer.net.value(final).item()
+        np.testing.assert_allclose(trainer.rewards[t].numpy(), want, rtol=1e-5, atol=1e-6)
+    assert cut > 0 and ended > 0
+    with th.no_grad():
+        last = trainer.net.value(trainer.env_observation)
+    adv, ret = compute_gae(trainer.rewards, trainer.values, trainer.dones, last, gamma, 0.95)
+    th.testing.assert_close(trainer.advantages, adv)
+    th.testing.assert_close(trainer.returns, ret)
+
+
+def test_a_short_run_on_traffic_jam_learns_to_beat_random(game):
+    t0 = time.perf_counter()
+    trainer = BatchedPPO(game, RandomPolicy(1), seed=0)  # 256 games, 32 steps, 2048
+    before = run_arena(game, [trainer.policy("learner"), RandomPolicy(0)], games=400,
+                       seed=11).stats("learner").win_share
+    trainer.learn(8 * 256 * 32)  # 65536 learner steps: about 10 s here
+    after = run_arena(game, [trainer.policy("learner"), RandomPolicy(0)], games=400,
+                      seed=11).stats("learner").win_share
+    # untrained (argmax of near-uniform logits): 0.44-0.48; after 65k steps 0.75
+    assert after >= 0.65 and after >= before + 0.15, (before, after)
+    assert trainer.num_timesteps == 65536
+    assert set(trainer.timings) == {"env", "forward", "gae", "update"}
+    assert time.perf_counter() - t0 < 120
+
+
+# -- checkpoints ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def trained(game, tmp_path_factory):
+    trainer = BatchedPPO(game, RandomPolicy(1), num_envs=32, n_steps=16, batch_size=256,
+                         n_epochs=2, seed=5)
+    trainer.learn(2 * 32 * 16)
+    path = trainer.save(tmp_path_factory.mktemp("ckpt") / "tj.zip")
+    return trainer, path
+
+
+def test_checkpoint_round_trips_to_the_same_actions(game, trained):
+    trainer, path = trained
+    assert checkpoint_format(path) == "weights" and checkpoint_format(SHIPPED) == "sb3"
+    with zipfile.ZipFile(path) as z:
+        assert sorted(z.namelist()) == ["config.json", "weights.pt"]
+        config = json.loads(z.read("config.json"))
+    assert (config["game"], config["players"], config["net"]) == ("traffic_jam", 2, [128, 128])
+    player = make_agent(f"ppo:{path}", game)
+    assert isinstance(player, PPOPolicy) and player.name == "ppo:tj"
+    live = trainer.policy("live")
+    b = trainer.env.venv.last
+    np.testing.assert_array_equal(player.act(b.observation, b.action_mask, b.current_player),
+                                  live.act(b.observation, b.action_mask, b.current_player))
+    # the same network without the game (spaces from the bounds in config.json)
+    alone = PPOPolicy.load(path)
+    np.testing.assert_array_equal(alone.act(b.observation, b.action_mask, b.current_player),
+                                  live.act(b.observation, b.action_mask, b.current_player))
+    # it plays through the Policy interface: legal moves in whole games
+    res = run_arena(game, [player, RandomPolicy(0)], games=64, seed=2)
+    assert res.games == 64 and res.stats(player.name).decisions > 0
+    sampler = make_agent(f"ppo-sample:{path}", game, seed=1)
+    acts = sampler.act(b.observation, b.action_mask, b.current_player)
+    assert b.action_mask[np.arange(len(acts)), acts].all()
+    # and a game it was not made for is refused
+    with pytest.raises(CheckpointError, match="3 players"):
+        make_agent(f"ppo:{path}", make_game("traffic_jam", num_players=3))
+
+
+def _rewrite(src: Path, dst: Path, **members: bytes | None) -> Path:
+    """A copy of ``src`` with members replaced (``None``: removed) or added."""
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w") as b:
+        for name in a.namelist():
+            if name not in members:
+                b.writestr(name, a.read(name))
+        for name, body in members.items():
+            if body is not None:
+                b.writestr(name, body)
+    return dst
+
+
+class Payload:
+    """Unpickling this creates ``marker`` (any code could run instead)."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (pathlib.Path(self.marker),))
+
+
+def test_a_checkpoint_with_a_pickle_payload_is_refused_without_running_it(game, trained,
+                                                                          tmp_path):
+    _, path = trained
+    _, state = read_weights(path)
+
+    def weights_with_payload(marker: Path) -> bytes:
+        buf = io.BytesIO()
+        th.save({**state, "action_net.bias": Payload(marker)}, buf)
+        return buf.getvalue()
+
+    # the payload is live: torch's full unpickler runs it
+    live = tmp_path / "live_marker"
+    th.load(io.BytesIO(weights_with_payload(live)), weights_only=False)
+    assert live.exists()
+
+    marker = tmp_path / "marker"
+    crafted = _rewrite(path, tmp_path / "crafted.zip", **{
+        "weights.pt": weights_with_payload(marker)})
+    for load in (lambda: PPOPolicy.load(crafted, game=game),
+                 lambda: make_agent(f"ppo:{crafted}", game),
+                 lambda: read_weights(crafted)):
+        with pytest.raises(CheckpointError, match="not a plain dict of tensors"):
+            load()
+    assert not marker.exists()
+
+    # a pickle member beside the two is refused before anything is read
+    pickled = _rewrite(path, tmp_path / "extra.zip", **{
+        "data.pkl": __import__("pickle").dumps(Payload(marker))})
+    with pytest.raises(CheckpointError, match=r"refused: \['data.pkl'\]"):
+        make_agent(f"ppo:{pickled}", game)
+    assert not marker.exists()
+
+
+def test_a_checkpoint_with_an_unknown_setting_or_weight_is_refused(game, trained, tmp_path):
+    _, path = trained
+    config, state = read_weights(path)
+    bad_config = _rewrite(path, tmp_path / "cfg.zip", **{
+        "config.json": json.dumps({**config, "policy_class": "x"}).encode()})
+    with pytest.raises(CheckpointError, match="does not know: \\['policy_class'\\]"):
+        PPOPolicy.load(bad_config, game=game)
+    newer = _rewrite(path, tmp_path / "newer.zip", **{
+        "config.json": json.dumps({**config, "version": 99}).encode()})
+    with pytest.raises(CheckpointError, match="newer than"):
+        PPOPolicy.load(newer, game=game)
+    buf = io.BytesIO()
+    th.save({**state, "extra.weight": th.zeros(3)}, buf)
+    bad_weights = _rewrite(path, tmp_path / "w.zip", **{"weights.pt": buf.getvalue()})
+    with pytest.raises(CheckpointError, match="unknown \\['extra.weight'\\]"):
+        PPOPolicy.load(bad_weights, game=game)
+    neither = _rewrite(path, tmp_path / "neither.zip", **{"config.json": None})
+    with pytest.raises(CheckpointError, match="neither"):
+        make_agent(f"ppo:{neither}", game)

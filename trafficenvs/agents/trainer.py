@@ -1,0 +1,457 @@
+"""PPO written for the batched env: learning at the env's speed.
+
+Why not MaskablePPO: the env steps millions of games a second, yet training through
+Stable-Baselines3 ran 2.3-3.0 k learner steps/s in Traffic Jam, three quarters of it
+in the PPO update (the masked categorical's normalisation over 600 actions alone was
+17%) and under 1% in the env. This is one file in the manner of CleanRL's PPO, not a
+framework: the same algorithm, network and defaults as the SB3 route
+(``agents/training.py``), so the two compare, with the costs that do not serve this
+env taken out:
+
+- the rollout lives in tensors allocated once (``n_steps x num_envs``); each step copies
+  the learner's observations and masks in once from the env's own numpy buffers,
+  which it reads through ``torch.from_numpy`` views made once;
+- the masked categorical is one fused masked log-softmax: illegal logits filled with
+  a large negative finite number, ``log_softmax`` once, the action's log-probability
+  gathered and the entropy computed from the same log-probabilities (no
+  ``Categorical`` object, no second normalisation);
+- torch runs on one thread by default, as the SB3 route does (measured: torch's
+  default threads made the learner 12-54x slower next to numba's).
+
+The env side is :class:`~trafficenvs.agents.sb3_bridge.SelfPlayVecEnv` unchanged in
+what it does (the learner in one seat of every game, opponents from an
+:class:`~trafficenvs.agents.sb3_bridge.OpponentPool` moving inside ``step``, reward
+crediting, potential shaping), driven through its ``reset``/``step_async``/
+``step_wait``/``action_masks`` with ``views=True`` (its live buffers, not copies).
+
+The algorithm is SB3's PPO step for step: GAE(lambda) as its ``RolloutBuffer``
+computes it, a truncated game (move limit) bootstrapped as its
+``on_policy_algorithm.py`` does (``gamma * V(final observation)`` added to that
+step's reward, then the step counts as done), the advantage normalised per
+minibatch, the clipped surrogate, an unclipped value loss against the TD(lambda)
+returns, the entropy bonus, gradients clipped to ``max_grad_norm``, Adam with
+``eps=1e-5``. The network is SB3's ``MlpPolicy`` with
+:class:`~trafficenvs.agents.ppo.ScaledExtractor` (separate pi and vf MLPs, Tanh,
+orthogonal initialisation with SB3's gains) under SB3's parameter names, so its
+weights load into an SB3 policy (a player: :meth:`BatchedPPO.policy`) and back.
+
+Checkpoints (:meth:`BatchedPPO.save`) are the package's weights-only format
+(``agents/checkpoint.py``: a zip of ``config.json`` and a tensor state dict): loading
+one cannot run code; ``make_agent("ppo:PATH", game)`` plays them.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from torch import nn
+from torch.nn import functional as F
+
+from trafficenvs.agents.policy import Policy
+from trafficenvs.agents.ppo import PPOPolicy, ScaledExtractor
+from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
+from trafficenvs.agents.training import potential_weight
+from trafficenvs.core.game import Game
+
+#: what illegal logits are set to: finite, so ``exp`` gives exactly 0 and
+#: ``0 * logp`` is 0 in the entropy (``-inf`` would make it NaN); SB3's masked
+#: categorical uses the same number
+ILLEGAL_LOGIT = -1e8
+
+
+# -- the masked categorical ------------------------------------------------------------
+def masked_log_probs(logits: th.Tensor, illegal: th.Tensor) -> th.Tensor:
+    """Log-probabilities of the masked categorical, every action (``(B, A)``).
+
+    ``illegal``: ``(B, A)`` bool, True where the action is not legal. One fill and one
+    ``log_softmax``: illegal actions get probability exactly 0 (log-probability about
+    ``ILLEGAL_LOGIT``). Every row needs a legal action.
+    """
+    return F.log_softmax(logits.masked_fill(illegal, ILLEGAL_LOGIT), dim=-1)
+
+
+def entropy_from_log_probs(log_probs: th.Tensor) -> th.Tensor:
+    """The categorical's entropy per row from its log-probabilities (``masked_log_probs``:
+    an illegal action's ``p * log p`` is ``0 * -1e8 = 0``)."""
+    return -(log_probs.exp() * log_probs).sum(dim=-1)
+
+
+def masked_log_prob_entropy(logits: th.Tensor, illegal: th.Tensor, actions: th.Tensor
+                            ) -> tuple[th.Tensor, th.Tensor]:
+    """``(log p(action), entropy)`` per row of the masked categorical, from one
+    normalisation."""
+    logp = masked_log_probs(logits, illegal)
+    return logp.gather(1, actions.view(-1, 1)).view(-1), entropy_from_log_probs(logp)
+
+
+# -- GAE -------------------------------------------------------------------------------
+def compute_gae(rewards: th.Tensor, values: th.Tensor, dones: th.Tensor,
+                last_values: th.Tensor, gamma: float, gae_lambda: float,
+                advantages: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
+    """GAE(lambda) advantages and TD(lambda) returns, ``(T, N)`` each, exactly as SB3's
+    ``RolloutBuffer.compute_returns_and_advantage``.
+
+    ``dones[t]``: the game ended on step ``t`` (SB3's ``episode_starts[t + 1]``; its
+    last row is SB3's ``dones`` argument); ``rewards`` already hold the bootstrap of a
+    truncated step (see the module); ``last_values``: ``V`` of the observations after
+    the last step. ``advantages``: where to write them (default: a new tensor).
+    """
+    steps = rewards.shape[0]
+    adv = th.empty_like(rewards) if advantages is None else advantages
+    last = th.zeros_like(last_values)
+    for t in reversed(range(steps)):
+        next_values = last_values if t == steps - 1 else values[t + 1]
+        not_done = 1.0 - dones[t]
+        delta = rewards[t] + gamma * next_values * not_done - values[t]
+        last = delta + gamma * gae_lambda * not_done * last
+        adv[t] = last
+    return adv, adv + values
+
+
+# -- the network -----------------------------------------------------------------------
+class _Heads(nn.Module):
+    """SB3's ``MlpExtractor`` shape: separate policy and value MLPs."""
+
+    def __init__(self, in_dim: int, net: Sequence[int]):
+        super().__init__()
+        self.policy_net = _mlp(in_dim, net)
+        self.value_net = _mlp(in_dim, net)
+
+
+def _mlp(in_dim: int, net: Sequence[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for width in net:
+        layers += [nn.Linear(in_dim, int(width)), nn.Tanh()]
+        in_dim = int(width)
+    return nn.Sequential(*layers)
+
+
+def _orthogonal(module: nn.Module, gain: float, generator: th.Generator | None) -> None:
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.orthogonal_(m.weight, gain=gain, generator=generator)
+            nn.init.zeros_(m.bias)
+
+
+class ActorCritic(nn.Module):
+    """SB3's ``MlpPolicy`` with :class:`ScaledExtractor`, under SB3's parameter names.
+
+    ``features = obs / high``; ``net`` hidden layers of Tanh for the actor and,
+    separately, for the critic; a linear action head (gain 0.01) and value head
+    (gain 1), hidden layers orthogonal with gain sqrt(2), biases 0 (SB3's
+    ``ortho_init``). The extractor is registered as ``features_extractor``,
+    ``pi_features_extractor`` and ``vf_features_extractor`` (one module, shared, as
+    SB3's PPO shares it), so :meth:`state_dict` has exactly an SB3 policy's keys.
+    """
+
+    def __init__(self, observation_space: Any, num_actions: int,
+                 net: Sequence[int] = (128, 128), generator: th.Generator | None = None):
+        super().__init__()
+        if not net or any(int(w) < 1 for w in net):
+            raise ValueError(f"net must be one or more layer widths >= 1, got {net!r}")
+        self.net = tuple(int(w) for w in net)
+        self.num_actions = int(num_actions)
+        self.features_extractor = ScaledExtractor(observation_space)
+        self.pi_features_extractor = self.features_extractor
+        self.vf_features_extractor = self.features_extractor
+        dim = self.features_extractor.features_dim
+        self.mlp_extractor = _Heads(dim, self.net)
+        self.action_net = nn.Linear(self.net[-1], self.num_actions)
+        self.value_net = nn.Linear(self.net[-1], 1)
+        _orthogonal(self.mlp_extractor, float(np.sqrt(2)), generator)
+        _orthogonal(self.action_net, 0.01, generator)
+        _orthogonal(self.value_net, 1.0, generator)
+
+    def forward(self, observations: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """``(logits (B, A) unmasked, values (B,))``."""
+        x = self.features_extractor(observations)
+        pi = self.action_net(self.mlp_extractor.policy_net(x))
+        v = self.value_net(self.mlp_extractor.value_net(x))
+        return pi, v.view(-1)
+
+    def value(self, observations: th.Tensor) -> th.Tensor:
+        """``V`` only, ``(B,)``."""
+        x = self.features_extractor(observations)
+        return self.value_net(self.mlp_extractor.value_net(x)).view(-1)
+
+
+# -- the trainer -----------------------------------------------------------------------
+class BatchedPPO:
+    """PPO for the learner's seat of ``num_envs`` games at once (see the module).
+
+    ``game``: the :class:`~trafficenvs.core.game.Game` (or env id) to learn;
+    ``opponents``: an :class:`OpponentPool`, a policy or a list of them (the other
+    seats). The defaults are ``TrainConfig``'s (``num_envs``, ``n_steps``,
+    ``batch_size``, ``n_epochs``, ``learning_rate``, ``gamma``, ``ent_coef``, ``net``)
+    and SB3 PPO's (``gae_lambda``, ``clip_range``, ``vf_coef``, ``max_grad_norm``), so
+    a run here and one through ``trafficenvs train`` differ only in speed.
+
+    ``potential``: potential-based shaping by the game's position estimate
+    (``SelfPlayVecEnv.set_potential``), its weight falling linearly from
+    ``potential`` to 0 at ``potential_until`` of the ``learn`` call's steps, as in
+    ``trafficenvs train``. ``torch_threads`` (default 1; ``None`` leaves torch
+    alone) and ``env_threads`` (numba's threads during :meth:`learn`, default 1,
+    restored afterwards): why, see ``SelfPlayVecEnv`` and ``training.train``.
+
+    After :meth:`learn`, ``timings`` holds the seconds spent in the env
+    (``env``), the rollout's forward passes and sampling (``forward``), GAE
+    (``gae``) and the update (``update``), and ``stats`` the last update's losses.
+    """
+
+    def __init__(
+        self,
+        game: Game | str,
+        opponents: OpponentPool | Policy | Sequence[Policy],
+        *,
+        num_envs: int = 256,
+        n_steps: int = 32,
+        batch_size: int = 2048,
+        n_epochs: int = 4,
+        learning_rate: float = 3e-4,
+        gamma: float = 1.0,
+        gae_lambda: float = 0.95,
+        clip_range: float = 0.2,
+        vf_coef: float = 0.5,
+        ent_coef: float = 0.01,
+        max_grad_norm: float = 0.5,
+        net: Sequence[int] = (128, 128),
+        seed: int = 0,
+        potential: float = 0.0,
+        potential_until: float = 0.75,
+        max_cycles: int | None = None,
+        torch_threads: int | None = 1,
+        env_threads: int = 1,
+    ):
+        for name, v, lo in (("num_envs", num_envs, 1), ("n_steps", n_steps, 1),
+                            ("batch_size", batch_size, 1), ("n_epochs", n_epochs, 1)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+        if not 0.0 < gamma <= 1.0 or not 0.0 <= gae_lambda <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1] and gae_lambda in [0, 1], got "
+                             f"{gamma}, {gae_lambda}")
+        if not 0.0 < potential_until <= 1.0:
+            raise ValueError(f"potential_until must be in (0, 1], got {potential_until}")
+        self.n_steps, self.num_envs = int(n_steps), int(num_envs)
+        self.batch_size, self.n_epochs = int(batch_size), int(n_epochs)
+        self.learning_rate, self.gamma, self.gae_lambda = learning_rate, gamma, gae_lambda
+        self.clip_range, self.vf_coef, self.ent_coef = clip_range, vf_coef, ent_coef
+        self.max_grad_norm = max_grad_norm
+        self.potential, self.potential_until = float(potential), float(potential_until)
+        self.env_threads = int(env_threads)
+        self.torch_threads = torch_threads
+        self.seed = int(seed)
+        # views=True: the env hands out its live buffers (read once below), not copies
+        self.env = SelfPlayVecEnv(game, self.num_envs, opponents, seed=seed,
+                                  max_cycles=max_cycles, potential=potential,
+                                  potential_gamma=gamma, torch_threads=torch_threads,
+                                  views=True)
+        self.game: Game = self.env.game
+        #: the trainer's own random stream (initialisation, sampling, minibatches): the
+        #: process's global torch RNG is left alone
+        self.generator = th.Generator().manual_seed(self.seed)
+        self.net = ActorCritic(self.env.observation_space, self.game.num_actions, net,
+                               generator=self.generator)
+        self.optimizer = th.optim.Adam(self.net.parameters(), lr=learning_rate, eps=1e-5)
+        self.num_timesteps = 0
+        self.timings = {"env": 0.0, "forward": 0.0, "gae": 0.0, "update": 0.0}
+        self.stats: dict[str, float] = {}
+        self._allocate()
+        self._started = False
+
+    def _allocate(self) -> None:
+        """The rollout's storage, once, and views of the env's observation and mask
+        buffers (the env writes them in place every step)."""
+        t, n, g = self.n_steps, self.num_envs, self.game
+        self.obs = th.zeros((t, n, g.obs_dim), dtype=th.uint8)
+        self.illegal = th.zeros((t, n, g.num_actions), dtype=th.bool)
+        self.actions = th.zeros((t, n), dtype=th.int64)
+        self.log_probs = th.zeros((t, n))
+        self.values = th.zeros((t, n))
+        self.rewards = th.zeros((t, n))
+        self.dones = th.zeros((t, n))
+        self.advantages = th.zeros((t, n))
+        self.returns = th.zeros((t, n))
+        self._noise = th.zeros((n, g.num_actions))
+        last = self.env.venv.last
+        #: ``env_observation``, ``env_mask``: tensors over the env's own observation and
+        #: (read-only) mask buffers, which every step rewrites in place: each step
+        #: copies them into ``obs[t]`` and ``illegal[t]``, the only copy made
+        with warnings.catch_warnings():
+            # the mask is a read-only view (the env checks actions against it); it is
+            # only ever read through this tensor
+            warnings.simplefilter("ignore", UserWarning)
+            self.env_observation = th.from_numpy(last.observation)
+            self.env_mask = th.from_numpy(last.action_mask)
+
+    # -- rollout ---------------------------------------------------------------------
+    def _sample(self, logits: th.Tensor, illegal: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """A sample of the masked categorical per row and its log-probability (Gumbel-max
+        in its exponential form: ``argmax(logp - log E)``, ``E ~ Exp(1)``)."""
+        logp = masked_log_probs(logits, illegal)
+        noise = self._noise.exponential_(generator=self.generator).log_()
+        actions = (logp - noise).argmax(dim=1)
+        return actions, logp.gather(1, actions.view(-1, 1)).view(-1)
+
+    def collect_rollout(self, total: int | None = None) -> None:
+        """Fill the rollout storage with ``n_steps`` steps of every game, then GAE."""
+        env, tm = self.env, self.timings
+        if not self._started:
+            t0 = time.perf_counter()
+            env.reset()
+            tm["env"] += time.perf_counter() - t0
+            self._started = True
+        self.net.eval()
+        for t in range(self.n_steps):
+            t0 = time.perf_counter()
+            self.obs[t].copy_(self.env_observation)
+            th.logical_not(self.env_mask, out=self.illegal[t])
+            with th.no_grad():
+                logits, values = self.net(self.obs[t])
+                actions, logp = self._sample(logits, self.illegal[t])
+            self.actions[t] = actions
+            self.log_probs[t] = logp
+            self.values[t] = values
+            t1 = time.perf_counter()
+            env.step_async(actions.numpy())
+            _, rewards, dones, infos = env.step_wait()
+            self.num_timesteps += self.num_envs
+            if self.potential and total:
+                env.set_potential(potential_weight(self.potential, self.potential_until,
+                                                   self.num_timesteps, total))
+            t2 = time.perf_counter()
+            self.rewards[t] = th.from_numpy(rewards)
+            self.dones[t] = th.from_numpy(dones)
+            # a game cut by the move limit is not lost: bootstrap it by the value of the
+            # position it was cut in, as SB3 does (on_policy_algorithm.collect_rollouts)
+            cut = [i for i in np.flatnonzero(dones) if infos[i].get("TimeLimit.truncated")]
+            if cut:
+                final = th.from_numpy(np.stack([infos[i]["terminal_observation"]
+                                                for i in cut]))
+                with th.no_grad():
+                    self.rewards[t, cut] += self.gamma * self.net.value(final)
+            tm["env"] += t2 - t1
+            tm["forward"] += (t1 - t0) + (time.perf_counter() - t2)
+        t0 = time.perf_counter()
+        with th.no_grad():
+            last_values = self.net.value(self.env_observation)
+            compute_gae(self.rewards, self.values, self.dones, last_values, self.gamma,
+                        self.gae_lambda, advantages=self.advantages)
+            th.add(self.advantages, self.values, out=self.returns)
+        tm["gae"] += time.perf_counter() - t0
+
+    # -- update ----------------------------------------------------------------------
+    def update(self) -> dict[str, float]:
+        """``n_epochs`` passes of minibatches of ``batch_size`` over the rollout (SB3's
+        PPO ``train``); returns the means of its losses."""
+        t0 = time.perf_counter()
+        self.net.train()
+        size = self.n_steps * self.num_envs
+        obs = self.obs.view(size, -1)
+        illegal = self.illegal.view(size, -1)
+        actions, old_logp = self.actions.view(-1), self.log_probs.view(-1)
+        advantages, returns = self.advantages.view(-1), self.returns.view(-1)
+        sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
+                "clip_fraction": 0.0}
+        count = 0
+        for _ in range(self.n_epochs):
+            order = th.randperm(size, generator=self.generator)
+            for start in range(0, size, self.batch_size):
+                idx = order[start:start + self.batch_size]
+                logits, values = self.net(obs[idx])
+                logp, entropy = masked_log_prob_entropy(logits, illegal[idx], actions[idx])
+                adv = advantages[idx]
+                if len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                log_ratio = logp - old_logp[idx]
+                ratio = log_ratio.exp()
+                policy_loss = -th.min(adv * ratio, adv * th.clamp(
+                    ratio, 1 - self.clip_range, 1 + self.clip_range)).mean()
+                value_loss = F.mse_loss(returns[idx], values)
+                entropy_loss = -entropy.mean()
+                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), self.max_grad_norm)
+                self.optimizer.step()
+                with th.no_grad():
+                    sums["policy_loss"] += policy_loss.item()
+                    sums["value_loss"] += value_loss.item()
+                    sums["entropy"] += -entropy_loss.item()
+                    sums["approx_kl"] += ((ratio - 1) - log_ratio).mean().item()
+                    sums["clip_fraction"] += ((ratio - 1).abs() > self.clip_range
+                                              ).float().mean().item()
+                count += 1
+        self.stats = {k: v / count for k, v in sums.items()}
+        var = returns.var().item()
+        self.stats["explained_variance"] = (
+            float("nan") if var == 0 else 1.0 - (returns - self.values.view(-1)).var().item() / var)
+        self.timings["update"] += time.perf_counter() - t0
+        return self.stats
+
+    def learn(self, total_timesteps: int, callback: Any = None) -> BatchedPPO:
+        """Train for ``total_timesteps`` learner steps, rounded up to whole rollouts of
+        ``n_steps x num_envs`` (as SB3 does). ``callback(self)``, if given, runs after
+        every update; returning ``False`` stops training."""
+        import numba
+
+        from trafficenvs.agents.sb3_bridge import set_torch_threads
+
+        per = self.n_steps * self.num_envs
+        rollouts = -(-int(total_timesteps) // per)
+        total = self.num_timesteps + rollouts * per
+        before = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(self.env_threads, numba.config.NUMBA_NUM_THREADS)))
+        threads = th.get_num_threads()
+        if self.torch_threads is not None:
+            set_torch_threads(self.torch_threads)
+        try:
+            for _ in range(rollouts):
+                self.collect_rollout(total)
+                self.update()
+                if callback is not None and callback(self) is False:
+                    break
+        finally:
+            numba.set_num_threads(before)
+            if th.get_num_threads() != threads:
+                th.set_num_threads(threads)
+        return self
+
+    # -- players and checkpoints ------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        """What :meth:`save` writes as ``config.json`` (``agents/checkpoint.py``)."""
+        from trafficenvs.agents.checkpoint import weights_config
+
+        return weights_config(
+            self.game, self.net.net,
+            training={"algorithm": "BatchedPPO", "timesteps": self.num_timesteps,
+                      "num_envs": self.num_envs, "n_steps": self.n_steps,
+                      "batch_size": self.batch_size, "n_epochs": self.n_epochs,
+                      "learning_rate": self.learning_rate, "gamma": self.gamma,
+                      "gae_lambda": self.gae_lambda, "clip_range": self.clip_range,
+                      "vf_coef": self.vf_coef, "ent_coef": self.ent_coef,
+                      "max_grad_norm": self.max_grad_norm, "seed": self.seed})
+
+    def save(self, path: str | Path) -> Path:
+        """Write the network as a weights-only checkpoint (loads with
+        ``PPOPolicy.load`` / ``make_agent("ppo:PATH", game)``, runs no code)."""
+        from trafficenvs.agents.checkpoint import write_weights
+
+        return write_weights(path, self.config(), self.net.state_dict())
+
+    def policy(self, name: str = "learner", deterministic: bool = True) -> PPOPolicy:
+        """A player with a copy of the current weights (argmax, or sampling with
+        ``deterministic=False``: a frozen self-play opponent)."""
+        from trafficenvs.agents.checkpoint import sb3_policy
+
+        return PPOPolicy(sb3_policy(self.config(), self.net.state_dict(), self.game),
+                         name=name, deterministic=deterministic)
+
+
+__all__ = ["ILLEGAL_LOGIT", "ActorCritic", "BatchedPPO", "compute_gae",
+           "entropy_from_log_probs", "masked_log_prob_entropy", "masked_log_probs"]
