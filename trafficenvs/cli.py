@@ -74,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "train" and args.backend == "rllib":
+            if args.trainer != "sb3":
+                raise ValueError("--trainer batched trains in this process; the rllib "
+                                 "backend trains with RLlib's PPO (leave --trainer out)")
             if args.teacher or args.timesteps == 0:
                 raise ValueError("--teacher and --timesteps 0 (distil only) need the sb3 "
                                  "backend; the rllib backend trains by PPO alone")

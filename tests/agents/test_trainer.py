@@ -393,3 +393,43 @@ def test_a_checkpoint_with_an_unknown_setting_or_weight_is_refused(game, trained
     neither = _rewrite(path, tmp_path / "neither.zip", **{"config.json": None})
     with pytest.raises(CheckpointError, match="neither"):
         make_agent(f"ppo:{neither}", game)
+
+
+# --------------------------------------------------------------------------- the command
+
+def test_train_trainer_batched_runs_the_commands_schedule_and_its_checkpoint_plays(tmp_path,
+                                                                                   capsys):
+    """``trafficenvs train --trainer batched``: snapshots, evaluations (the curve),
+    periodic and final weights-only checkpoints and the summary, as the SB3 route
+    writes them; the checkpoint then plays in the arena as ``ppo:PATH``."""
+    from trafficenvs.cli import main
+
+    out = tmp_path / "tj.zip"
+    assert main(["train", "traffic_jam", "--trainer", "batched", "--timesteps", "8192",
+                 "--num-envs", "64", "--n-steps", "32", "--batch-size", "1024",
+                 "--opponents", "random,self", "--snapshot-every", "2048",
+                 "--eval-every", "4096", "--eval-games", "40", "--checkpoint-every", "4096",
+                 "--no-progress", "--out", str(out)]) == 0
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["learner_steps"] == 8192 and summary["config"]["trainer"] == "batched"
+    assert [row["timesteps"] for row in summary["history"]] == [4096, 8192]
+    assert out.with_suffix(".curve.csv").exists()
+    assert (tmp_path / "tj_4096_steps.zip").exists()
+    assert checkpoint_format(out) == "weights"
+    capsys.readouterr()
+    assert main(["arena", "traffic_jam", "--games", "20", "--agents",
+                 f"random,ppo:{out}"]) == 0
+    assert "| ppo:tj " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, flag", [(["--arch", "plan"], "--arch plan"),
+                                         (["--teacher", "greedy"], "--teacher"),
+                                         (["--backend", "rllib"], "rllib backend")])
+def test_train_trainer_batched_refuses_what_it_cannot_do_yet(extra, flag, capsys):
+    from trafficenvs.cli import main
+
+    game = "jakarta_traffic" if "plan" in extra else "traffic_jam"
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", game, "--trainer", "batched", "--timesteps", "10", *extra])
+    assert exit_.value.code == 2
+    assert flag in capsys.readouterr().err

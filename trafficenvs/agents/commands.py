@@ -38,7 +38,7 @@ def nonneg_int(text: str) -> int:
 
 
 def add_train_args(p: argparse.ArgumentParser) -> None:
-    from trafficenvs.agents.training import ARCHS, TrainConfig
+    from trafficenvs.agents.training import ARCHS, TRAINERS, TrainConfig
 
     d = TrainConfig(game="")
     p.add_argument("game", help="e.g. traffic_jam")
@@ -62,6 +62,10 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=float, default=d.learning_rate, help="learning rate")
     p.add_argument("--ent-coef", type=float, default=d.ent_coef, help="entropy bonus")
     p.add_argument("--net", default=",".join(map(str, d.net)), help="hidden layer sizes")
+    p.add_argument("--trainer", choices=TRAINERS, default=d.trainer,
+                   help="sb3: MaskablePPO through the SB3 bridge; batched: the same PPO "
+                        "written for the batched env (faster; mlp network, no --teacher, "
+                        "--init or --tensorboard yet; weights-only checkpoints)")
     p.add_argument("--arch", choices=ARCHS, default=d.arch,
                    help="network: flat (mlp) or, for jakarta_traffic, plan (moves scored "
                         "by the cells they reach, agents/plan_policy.py)")

@@ -25,6 +25,7 @@ from typing import Any
 
 from trafficenvs.agents.arena import run_arena
 from trafficenvs.agents.greedy import has_greedy
+from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.zoo import make_agent, split_agent_specs
 from trafficenvs.core.game import Game
 from trafficenvs.registry import game_name, make_game
@@ -85,6 +86,10 @@ class TrainConfig:
     teacher_rounds: int = 2
     #: passes over all demonstrations so far, per round
     teacher_epochs: int = 6
+    #: who trains: "sb3" (sb3-contrib's MaskablePPO through the SB3 bridge) or "batched"
+    #: (``agents/trainer.py``: the same PPO written for the batched env, weights-only
+    #: checkpoints; ``agents/batched_training.py`` says which options it takes)
+    trainer: str = "sb3"
     #: the command line that started the run (recorded with the checkpoint)
     command: str = ""
     options: dict[str, Any] = field(default_factory=dict)
@@ -94,16 +99,41 @@ def _evaluate(model: Any, cfg: TrainConfig, against: list[str], seed: int) -> di
     """Win share of the learner (argmax) against each of ``against``."""
     from trafficenvs.agents.ppo import PPOPolicy
 
+    share = evaluate_player(PPOPolicy(model.policy, name="learner"), cfg, against, seed)
+    model.policy.set_training_mode(False)
+    return share
+
+
+def evaluate_player(me: Policy, cfg: TrainConfig, against: list[str], seed: int
+                    ) -> dict[str, float]:
+    """Win share of the player ``me`` (named ``learner``) against each of ``against``,
+    ``cfg.eval_games`` games each on the run's game without shaping (the arena judges
+    by the result)."""
     game = make_game(cfg.game, num_players=cfg.players, **cfg.options)
-    me = PPOPolicy(model.policy, name="learner")
     out = {}
     for spec in against:
         other = make_agent(spec, game, seed=seed)
         res = run_arena(game, [me, other], games=cfg.eval_games, seed=seed,
                         num_envs=min(cfg.eval_games, 1024))
         out[other.name] = res.stats("learner").win_share
-    model.policy.set_training_mode(False)
     return out
+
+
+def opponent_pool(cfg: TrainConfig, game: Game) -> tuple[Any, list[str]]:
+    """The run's opponents (``cfg.opponents``) as an ``OpponentPool``, and the groups
+    named (``"self"`` among them: snapshots of the learner join during training)."""
+    from trafficenvs.agents.sb3_bridge import OpponentPool
+
+    groups = split_agent_specs(cfg.opponents)
+    if not groups:
+        raise ValueError("--opponents needs at least one of random, greedy, self, ppo:PATH")
+    pool = OpponentPool(max_per_group=cfg.max_snapshots, seed=cfg.seed)
+    for k, g in enumerate(groups):
+        if g == "self":
+            pool.weights["self"] = 1.0
+        else:
+            pool.add(make_agent(g, game, seed=cfg.seed + 17 * (k + 1)), group=g)
+    return pool, groups
 
 
 def _distil(model: Any, cfg: TrainConfig, game: Game,
@@ -175,6 +205,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     """
     import numba
 
+    if cfg.trainer not in TRAINERS:
+        raise ValueError(f"--trainer must be one of {', '.join(TRAINERS)}, got {cfg.trainer!r}")
+    if cfg.trainer == "batched":
+        from trafficenvs.agents.batched_training import train_batched
+
+        return train_batched(cfg)  # it sets its threads itself, and restores them
     before = numba.get_num_threads()
     numba.set_num_threads(max(1, min(cfg.env_threads, numba.config.NUMBA_NUM_THREADS)))
     try:
@@ -184,6 +220,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
 
 ARCHS = ("mlp", "plan")
+TRAINERS = ("sb3", "batched")
 
 
 def potential_weight(start: float, until: float, n: int, total: int) -> float:
@@ -220,7 +257,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     from stable_baselines3.common.callbacks import BaseCallback
 
     from trafficenvs.agents.ppo import PPOPolicy
-    from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
+    from trafficenvs.agents.sb3_bridge import SelfPlayVecEnv
 
     th.set_num_threads(cfg.torch_threads)
     # argument checks of torch distributions cost ~10% of training time here
@@ -234,15 +271,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         options["shaping"] = True
     game = make_game(name, num_players=cfg.players, **options)
 
-    groups = split_agent_specs(cfg.opponents)
-    if not groups:
-        raise ValueError("--opponents needs at least one of random, greedy, self, ppo:PATH")
-    pool = OpponentPool(max_per_group=cfg.max_snapshots, seed=cfg.seed)
-    for k, g in enumerate(groups):
-        if g == "self":
-            pool.weights["self"] = 1.0
-        else:
-            pool.add(make_agent(g, game, seed=cfg.seed + 17 * (k + 1)), group=g)
+    pool, groups = opponent_pool(cfg, game)
     if not 0.0 < cfg.potential_until <= 1.0:
         raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
     env = SelfPlayVecEnv(game, cfg.num_envs, pool, seed=cfg.seed, potential=cfg.potential,
@@ -356,4 +385,5 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["TrainConfig", "potential_weight", "train"]
+__all__ = ["TRAINERS", "TrainConfig", "evaluate_player", "opponent_pool", "potential_weight",
+           "train", "write_curve"]
