@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "trains its own flat network")
             if args.prior_beta is not None:
                 raise ValueError("--prior-beta needs the sb3 backend and --arch plan")
+            if args.precision != "fp32":
+                raise ValueError("--precision bf16 is the batched trainer's; the rllib "
+                                 "backend trains in fp32")
             if args.potential:
                 raise ValueError("--potential needs the sb3 backend (its self-play env "
                                  "shapes the reward)")

@@ -35,7 +35,11 @@ from trafficenvs.agents.trainer import (  # noqa: E402
     ActorCritic,
     BatchedPPO,
     compute_gae,
+    legal_lists,
+    listed_log_prob_entropy,
     masked_log_prob_entropy,
+    masked_log_probs,
+    sample_categorical,
 )
 from trafficenvs.agents.training import TrainConfig  # noqa: E402
 from trafficenvs.agents.zoo import make_agent  # noqa: E402
@@ -88,6 +92,71 @@ def test_masked_log_prob_and_entropy_match_sb3_contribs_masked_categorical():
     ref = MaskableCategorical(logits=logits, masks=legal)
     th.testing.assert_close(logp, ref.log_prob(actions), rtol=1e-5, atol=1e-5)
     th.testing.assert_close(ent, ref.entropy(), rtol=1e-5, atol=1e-5)
+
+
+def test_legal_lists_hold_each_rows_legal_actions_in_order_padded():
+    #                 a0     a1     a2     a3     a4
+    legal = np.array([[False, True, False, True, True],     # 1, 3, 4
+                      [True, False, False, False, False],   # 0
+                      [False, False, True, False, False]])  # 2
+    index, valid = legal_lists(th.tensor(~legal))
+    assert index.tolist() == [[1, 3, 4], [0, 0, 0], [2, 0, 0]]
+    assert valid.tolist() == [[True, True, True], [True, False, False],
+                              [True, False, False]]
+
+
+def test_the_listed_categorical_equals_the_full_masked_one_in_values_and_gradients():
+    g = th.Generator().manual_seed(3)
+    legal = th.rand(96, 600, generator=g) < 0.02
+    legal[th.arange(96), th.randint(0, 600, (96,), generator=g)] = True
+    legal[5] = False
+    legal[5, 599] = True  # one legal action, the last
+    actions = th.multinomial(legal.float(), 1, generator=g).view(-1)
+    base = th.randn(96, 600, generator=g) * 4
+    full = base.clone().requires_grad_(True)
+    listed = base.clone().requires_grad_(True)
+    want_logp, want_ent = masked_log_prob_entropy(full, ~legal, actions)
+    index, valid = legal_lists(~legal)
+    logp, ent = listed_log_prob_entropy(listed, index, valid, actions)
+    th.testing.assert_close(logp, want_logp, rtol=1e-5, atol=1e-5)
+    th.testing.assert_close(ent, want_ent, rtol=1e-5, atol=1e-5)
+    weights = th.randn(96, generator=g)
+    (want_logp * weights + 0.1 * want_ent).sum().backward()
+    (logp * weights + 0.1 * ent).sum().backward()
+    th.testing.assert_close(listed.grad, full.grad, rtol=1e-4, atol=1e-6)
+    assert (listed.grad[~legal] == 0).all()
+
+
+def test_sampling_draws_the_masked_distribution_and_never_an_illegal_action():
+    from scipy.stats import chisquare
+
+    logits = th.tensor([[2.0, 0.0, 5.0, -1.0, 1.0, 9.0]])  # a5 (the largest) illegal
+    illegal = th.tensor([[False, False, True, False, False, True]])
+    rows = 200_000
+    logp = masked_log_probs(logits.expand(rows, -1), illegal.expand(rows, -1))
+    actions, chosen = sample_categorical(logp, illegal.expand(rows, -1),
+                                         th.Generator().manual_seed(0))
+    assert not illegal[0, actions].any()
+    th.testing.assert_close(chosen, logp[0, actions])
+    counts = np.bincount(actions.numpy(), minlength=6)
+    p = th.softmax(logits.masked_fill(illegal, -np.inf), 1)[0].double().numpy()
+    legal = ~illegal[0].numpy()
+    p = p[legal] / p[legal].sum()  # float32 softmax: sums to 1 to its rounding only
+    assert chisquare(counts[legal], rows * p).pvalue > 1e-3
+    # the same generator seed, the same draws
+    again, _ = sample_categorical(logp, illegal.expand(rows, -1),
+                                  th.Generator().manual_seed(0))
+    assert th.equal(actions, again)
+
+
+def test_sampling_takes_the_only_legal_action_wherever_it_is():
+    illegal = th.ones(3, 600, dtype=th.bool)
+    illegal[0, 0] = illegal[1, 599] = illegal[2, 300] = False
+    logp = masked_log_probs(th.randn(3, 600) * 10, illegal)
+    for seed in range(20):
+        actions, chosen = sample_categorical(logp, illegal, th.Generator().manual_seed(seed))
+        assert actions.tolist() == [0, 599, 300]
+        assert th.allclose(chosen, th.zeros(3), atol=1e-6)
 
 
 # -- GAE --------------------------------------------------------------------------------
@@ -191,6 +260,55 @@ def test_the_network_is_sb3s_mlp_policy_with_its_names_init_and_outputs(game):
 
 
 # -- the rollout -------------------------------------------------------------------------
+def test_the_heads_on_the_features_are_the_forward_pass(game):
+    net = ActorCritic(game.observation_box(), game.num_actions, (32, 32),
+                      generator=th.Generator().manual_seed(0))
+    obs = th.randint(0, 2, (10, game.obs_dim), dtype=th.uint8)
+    logits, values = net(obs)
+    logits2, values2 = net.heads(net.features_extractor(obs))
+    assert th.equal(logits, logits2) and th.equal(values, values2)
+    # bf16 hidden layers: the same outputs to bfloat16's precision, float32 out
+    logits3, values3 = net.heads(net.features_extractor(obs), "bf16")
+    assert logits3.dtype == values3.dtype == th.float32
+    th.testing.assert_close(logits3, logits, rtol=0.05, atol=0.05)
+
+
+@pytest.mark.parametrize("bad", [dict(update_threads=-1), dict(update_threads=True),
+                                 dict(precision="fp16"), dict(n_steps=0)])
+def test_bad_trainer_settings_are_refused_before_anything_runs(game, bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        BatchedPPO(game, RandomPolicy(1), num_envs=4, **bad)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_update_runs_on_update_threads_and_gives_the_rollouts_back(game, precision):
+    """torch's threads are ``update_threads`` during the update only; after it (and
+    after ``learn``) they are what they were. bf16 trains float32 weights."""
+    trainer = BatchedPPO(game, RandomPolicy(1), num_envs=16, n_steps=8, batch_size=64,
+                         n_epochs=1, update_threads=3, precision=precision)
+    seen = []
+    inner = trainer._update
+
+    def recording():
+        seen.append(th.get_num_threads())
+        return inner()
+
+    trainer._update = recording
+    before = th.get_num_threads()
+    th.set_num_threads(1)
+    try:
+        trainer.learn(2 * 8 * 16)
+        assert seen == [3, 3] and th.get_num_threads() == 1
+        trainer.collect_rollout()
+        stats = trainer.update()
+        assert seen[-1] == 3 and th.get_num_threads() == 1
+    finally:
+        th.set_num_threads(before)
+    assert all(np.isfinite(v) for v in stats.values())
+    assert all(p.dtype == th.float32 for p in trainer.net.parameters())
+    assert trainer.config()["training"]["precision"] == precision
+
+
 def _record_env(trainer):
     """Wrap the trainer's env: remember what each step showed and returned."""
     env, seen = trainer.env, []
@@ -416,6 +534,9 @@ def test_train_trainer_batched_runs_the_commands_schedule_and_its_checkpoint_pla
     assert out.with_suffix(".curve.csv").exists()
     assert (tmp_path / "tj_4096_steps.zip").exists()
     assert checkpoint_format(out) == "weights"
+    assert set(summary["seconds_by_phase"]) == {"env", "forward", "gae", "update", "eval"}
+    assert summary["eval_seconds"] == round(summary["seconds_by_phase"]["eval"], 1) > 0
+    assert summary["training_steps_per_second"] > summary["learner_steps_per_second"]
     capsys.readouterr()
     assert main(["arena", "traffic_jam", "--games", "20", "--agents",
                  f"random,ppo:{out}"]) == 0
@@ -423,7 +544,7 @@ def test_train_trainer_batched_runs_the_commands_schedule_and_its_checkpoint_pla
 
 
 @pytest.mark.parametrize("extra, flag", [(["--arch", "plan"], "--arch plan"),
-                                         (["--teacher", "greedy"], "--teacher"),
+                                         (["--tensorboard", "tb"], "--tensorboard"),
                                          (["--backend", "rllib"], "rllib backend")])
 def test_train_trainer_batched_refuses_what_it_cannot_do_yet(extra, flag, capsys):
     from trafficenvs.cli import main
@@ -433,3 +554,74 @@ def test_train_trainer_batched_refuses_what_it_cannot_do_yet(extra, flag, capsys
         main(["train", game, "--trainer", "batched", "--timesteps", "10", *extra])
     assert exit_.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [["--trainer", "sb3"], ["--backend", "rllib"]])
+def test_bf16_is_refused_where_the_trainer_is_not_the_batched_one(extra, capsys):
+    from trafficenvs.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "traffic_jam", "--precision", "bf16", "--timesteps", "10", *extra])
+    assert exit_.value.code == 2
+    assert "--precision" in capsys.readouterr().err
+
+
+def test_thread_and_precision_flags_reach_the_train_config():
+    import argparse
+
+    from trafficenvs.agents.commands import add_train_args, train_config
+
+    p = argparse.ArgumentParser()
+    add_train_args(p)
+    cfg = train_config(p.parse_args(["traffic_jam", "--update-threads", "3",
+                                     "--precision", "bf16", "--threads", "2"]))
+    assert (cfg.update_threads, cfg.precision, cfg.torch_threads) == (3, "bf16", 2)
+    assert TrainConfig("traffic_jam").update_threads == 0  # every usable core
+
+
+def test_train_trainer_batched_distils_a_teacher_then_continues_with_init(tmp_path, capsys):
+    """``--teacher``: the distillation rounds run (the curve's rows with ``round``) and
+    their weights are what PPO starts from; ``--init`` starts a run from that
+    checkpoint (weights-only) or from an SB3 zip of the same network; a network that
+    does not fit is refused by name."""
+    from trafficenvs.agents.trainer import BatchedPPO
+    from trafficenvs.cli import main
+
+    out = tmp_path / "distilled.zip"
+    assert main(["train", "traffic_jam", "--trainer", "batched", "--timesteps", "0",
+                 "--teacher", "greedy", "--teacher-decisions", "3000", "--teacher-rounds",
+                 "2", "--teacher-epochs", "3", "--num-envs", "32", "--eval-games", "200",
+                 "--eval-against", "greedy", "--checkpoint-every", "0", "--no-progress",
+                 "--out", str(out)]) == 0
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert [row["round"] for row in summary["history"]] == [1, 2]
+    # far above chance (about 1 in 7 legal moves) after a few thousand decisions
+    assert summary["history"][-1]["agreement"] > 0.5
+    distilled = make_agent(f"ppo:{out}", make_game("traffic_jam", num_players=2))
+    # the distilled weights are the checkpoint's (PPO ran no step)
+    game = make_game("traffic_jam", num_players=2)
+    trainer = BatchedPPO(game, RandomPolicy(1), num_envs=8)
+    trainer.load_weights(out)
+    obs = th.randint(0, 2, (16, game.obs_dim), dtype=th.uint8)
+    mask = np.ones((16, game.num_actions), bool)
+    want = distilled.act(obs.numpy(), mask, np.zeros(16, np.int64))
+    logits, _ = trainer.net(obs)
+    np.testing.assert_array_equal(logits.argmax(1).numpy(), want)
+    # --init from it, and from an SB3 checkpoint of the same network
+    assert main(["train", "traffic_jam", "--trainer", "batched", "--timesteps", "512",
+                 "--num-envs", "16", "--eval-every", "0", "--eval-games", "10",
+                 "--checkpoint-every", "0", "--no-progress", "--init", str(out),
+                 "--out", str(tmp_path / "more.zip")]) == 0
+    sb3 = tmp_path / "sb3.zip"
+    assert main(["train", "traffic_jam", "--timesteps", "256", "--num-envs", "8",
+                 "--batch-size", "128", "--n-epochs", "1", "--eval-every", "0",
+                 "--eval-games", "10", "--checkpoint-every", "0", "--no-progress",
+                 "--out", str(sb3)]) == 0
+    trainer.load_weights(sb3)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "traffic_jam", "--trainer", "batched", "--timesteps", "512",
+              "--net", "64,64", "--init", str(sb3), "--no-progress",
+              "--out", str(tmp_path / "no.zip")])
+    assert exit_.value.code == 2
+    assert "does not fit" in capsys.readouterr().err

@@ -26,6 +26,12 @@ def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_p
     assert summary["env_steps"] >= 2 * summary["learner_steps"] - 16  # 2 seats move
     assert [h["timesteps"] for h in summary["history"]] == [512, 1024]
     assert set(summary["final_win_share"]) == {"random", "greedy"}
+    # where the time went: the rollout (env inside it), the update, the evaluations
+    phases = summary["seconds_by_phase"]
+    assert set(phases) == {"rollout", "update", "eval", "env"}
+    assert 0 < phases["env"] < phases["rollout"] and phases["update"] > 0
+    assert phases["rollout"] + phases["update"] + phases["eval"] <= summary["wall_seconds"] + 0.1
+    assert summary["training_steps_per_second"] > summary["learner_steps_per_second"]
     assert "win share (40 games each) vs random" in capsys.readouterr().out
     # the checkpoint plays in the arena, and can seed a further run
     assert main(["arena", "traffic_jam", "--players", "2", "--games", "40",
@@ -44,17 +50,24 @@ def test_every_game_trains_against_its_greedy_player_and_keeps_the_callers_threa
     """Training runs the env on ``--env-threads`` numba threads and restores the
     caller's count afterwards (a notebook keeps its own setting)."""
     import numba
+    import torch as th
 
     before = numba.get_num_threads()
+    torch_before = th.get_num_threads()
+    th.set_num_threads(2)  # a caller's own setting, other than the run's 1
     out = tmp_path / f"{game}.zip"
-    assert main([
+    ok = main([
         "train", game, "--players", "2", "--timesteps", "256", "--num-envs", "8",
         "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
         "--opponents", "random,greedy", "--eval-every", "256", "--eval-games", "8",
         "--checkpoint-every", "0", "--env-threads", "1", "--out", str(out),
         "--no-progress", *extra,
-    ]) == 0
+    ])
+    caller_threads = th.get_num_threads()
+    th.set_num_threads(torch_before)
+    assert ok == 0
     assert numba.get_num_threads() == before
+    assert caller_threads == 2  # torch's threads given back too
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["config"]["env_threads"] == 1
     assert set(summary["final_win_share"]) == {"random", "greedy"}

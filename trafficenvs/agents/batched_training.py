@@ -10,9 +10,11 @@ its evaluation and the ``.json`` summary beside it. What it writes are weights-o
 checkpoints (``agents/checkpoint.py``): the arena, ``play``, ``replay`` and the
 Gymnasium opponents load them as ``ppo:PATH``, and loading one runs no code.
 
-Not yet here (refused with a message, not ignored): the plan and prior networks
-(``--arch plan``, ``--prior-beta``), distillation (``--teacher``), starting from a
-checkpoint (``--init``) and TensorBoard logs; the SB3 route has them.
+Distillation (``--teacher``, DAgger rounds) runs the SB3 route's own code on an SB3
+copy of the network (the same parameter names) and hands the weights back before PPO;
+``--init`` starts from either kind of checkpoint's weights. Not yet here (refused with a
+message, not ignored): the plan and prior networks (``--arch plan``, ``--prior-beta``)
+and TensorBoard logs; the SB3 route has them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from trafficenvs.agents.greedy import has_greedy
@@ -34,8 +37,6 @@ def refuse_unsupported(cfg: TrainConfig) -> None:
     """A ``ValueError`` naming each option the batched trainer does not take yet."""
     bad = [flag for flag, on in (("--arch plan", cfg.arch != "mlp"),
                                  ("--prior-beta", cfg.prior_beta is not None),
-                                 ("--teacher", bool(cfg.teacher)),
-                                 ("--init", bool(cfg.init)),
                                  ("--tensorboard", bool(cfg.tensorboard))) if on]
     if bad:
         raise ValueError(f"--trainer batched does not take {', '.join(bad)} yet; use "
@@ -47,9 +48,11 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
     with the same keys as the SB3 route's)."""
     from trafficenvs.agents.trainer import BatchedPPO
     from trafficenvs.agents.training import (
+        _distil,
         default_out,
         evaluate_player,
         opponent_pool,
+        training_speed,
         write_curve,
     )
 
@@ -65,9 +68,24 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
                      learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
                      net=cfg.net, seed=cfg.seed, potential=cfg.potential,
                      potential_until=cfg.potential_until, torch_threads=cfg.torch_threads,
-                     env_threads=cfg.env_threads)
+                     update_threads=cfg.update_threads, env_threads=cfg.env_threads,
+                     precision=cfg.precision)
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
                     else ["random"] + (["greedy"] if has_greedy(name) else []))
+    if cfg.init:
+        ppo.load_weights(cfg.init)
+    history: list[dict[str, Any]] = []
+    eval_seconds = [0.0]
+    t0 = time.perf_counter()
+    if cfg.teacher:
+        # the SB3 route's distillation, on an SB3 copy of the network (same names)
+        student = SimpleNamespace(policy=ppo.sb3_policy())
+        t_distil = time.perf_counter()
+        _distil(student, cfg, game, eval_against, history, t0, out)
+        ppo.load_sb3_policy(student.policy)
+        distil_seconds = time.perf_counter() - t_distil
+    else:
+        distil_seconds = 0.0
     if "self" in groups:
         pool.add(ppo.policy("self@0", deterministic=False), group="self")
     per = cfg.n_steps * cfg.num_envs
@@ -75,8 +93,6 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
     if total != cfg.timesteps:
         print(f"training {total} learner steps: {cfg.timesteps} rounded up to whole "
               f"rollouts of {cfg.n_steps} steps x {cfg.num_envs} games", flush=True)
-    history: list[dict[str, Any]] = []
-    t0 = time.perf_counter()
     due = {"snap": cfg.snapshot_every, "eval": cfg.eval_every, "ckpt": cfg.checkpoint_every}
 
     def evaluate(n: int) -> dict[str, float]:
@@ -93,6 +109,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
             due["eval"] += cfg.eval_every
             wall = time.perf_counter() - t0
             shares = evaluate(n)
+            eval_seconds[0] += time.perf_counter() - t0 - wall
             history.append({"timesteps": n, "env_steps": trainer.env.env_steps,
                             "seconds": round(wall, 1),
                             **{f"win_share_vs_{k}": round(v, 4) for k, v in shares.items()}})
@@ -131,7 +148,9 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
         "env_steps": int(env_steps),
         "env_steps_per_second": round(env_steps / wall, 1),
         "learner_steps_per_second": round(ppo.num_timesteps / wall, 1),
-        "seconds_by_phase": {k: round(v, 2) for k, v in ppo.timings.items()},
+        **training_speed(ppo.num_timesteps, wall, eval_seconds[0], distil_seconds),
+        "seconds_by_phase": {k: round(v, 2) for k, v in
+                             {**ppo.timings, "eval": eval_seconds[0]}.items()},
         "final_win_share": {k: round(v, 4) for k, v in final.items()},
         "history": history,
     }

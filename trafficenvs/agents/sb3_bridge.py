@@ -28,6 +28,7 @@ legal actions of every row.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -185,6 +186,9 @@ class SelfPlayVecEnv(VecEnv):
         self._default_seed = seed
         #: env steps (every seat's moves) since construction, for throughput figures
         self.env_steps = 0
+        #: seconds spent in :meth:`step_wait` (the games, the opponents' moves and
+        #: the learner's rewards), for the trainers' time shares
+        self.step_seconds = 0.0
         self._phi = np.zeros(n, np.float64)
         self._potential_rows: Any = None
         #: weight and discount of the potential-based shaping (:meth:`set_potential`)
@@ -334,6 +338,7 @@ class SelfPlayVecEnv(VecEnv):
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._actions is None:
             raise RuntimeError("step_async() first")
+        start = time.perf_counter()
         self._done[:] = False
         self._trunc[:] = False
         out = self.venv.step(self._actions, final_seat=self.learner_seat)
@@ -355,6 +360,7 @@ class SelfPlayVecEnv(VecEnv):
             self._ep_len[i] = 0
         self._acc[:] = self._carry
         self._carry[:] = 0
+        self.step_seconds += time.perf_counter() - start
         return self._out(self.venv.last.observation), rewards, self._out(self._done), infos
 
     def action_masks(self) -> np.ndarray:

@@ -42,6 +42,7 @@ one cannot run code; ``make_agent("ppo:PATH", game)`` plays them.
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from collections.abc import Sequence
@@ -56,7 +57,7 @@ from torch.nn import functional as F
 from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ppo import PPOPolicy, ScaledExtractor
 from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
-from trafficenvs.agents.training import potential_weight
+from trafficenvs.agents.training import PRECISIONS, potential_weight
 from trafficenvs.core.game import Game
 
 #: what illegal logits are set to: finite, so ``exp`` gives exactly 0 and
@@ -95,6 +96,65 @@ def masked_log_prob_entropy(logits: th.Tensor, illegal: th.Tensor, actions: th.T
     logp = masked_log_probs(logits, illegal)
     return (logp.gather(1, actions.view(-1, 1)).view(-1),
             entropy_from_log_probs(logp, illegal))
+
+
+def legal_lists(illegal: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """Each row's legal actions, in order, padded to the longest row: ``(index, valid)``,
+    ``(B, K)`` each, ``K`` the most legal actions of any row (at least 1).
+
+    Why: a position has few legal actions next to the action set (Traffic Jam: at most
+    20 of 600 in a rollout, 7 on average), and every pass of the masked categorical
+    over ``(B, A)`` cost about 1 ms of Traffic Jam's 60 ms minibatch (``exp`` of the
+    masked entries more), the same order as the network's matrix products. Over the
+    lists the categorical costs ``K / A`` of that. Padding entries repeat action 0
+    and are not ``valid``.
+    """
+    rows, actions = (~illegal).nonzero(as_tuple=True)  # row-major: each row's in order
+    counts = th.bincount(rows, minlength=illegal.shape[0])
+    width = max(1, int(counts.max()))
+    starts = th.cumsum(counts, 0) - counts
+    index = th.zeros((illegal.shape[0], width), dtype=th.int64)
+    index[rows, th.arange(len(rows)) - starts[rows]] = actions
+    valid = th.arange(width).view(1, -1) < counts.view(-1, 1)
+    return index, valid
+
+
+def listed_log_prob_entropy(logits: th.Tensor, index: th.Tensor, valid: th.Tensor,
+                            actions: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """``masked_log_prob_entropy`` over the legal lists of :func:`legal_lists`: the same
+    values (up to rounding) and gradients, from ``(B, K)`` work instead of ``(B, A)``.
+
+    The action's log-probability is its logit less the normaliser, which is read off
+    the first column (always legal): ``logit - logp`` there.
+    """
+    listed = logits.gather(1, index).masked_fill(~valid, ILLEGAL_LOGIT)
+    logp = F.log_softmax(listed, dim=-1)
+    normaliser = listed[:, 0] - logp[:, 0]
+    chosen = logits.gather(1, actions.view(-1, 1)).view(-1) - normaliser
+    return chosen, entropy_from_log_probs(logp, ~valid)
+
+
+def sample_categorical(log_probs: th.Tensor, illegal: th.Tensor,
+                       generator: th.Generator | None = None
+                       ) -> tuple[th.Tensor, th.Tensor]:
+    """One action per row drawn from ``exp(log_probs)`` (``masked_log_probs``) and its
+    log-probability: ``(actions, log p(action))``.
+
+    By the inverse of the cumulative distribution: one uniform number per row, found
+    in the row's running sum of probabilities. Why not Gumbel-max (``argmax(logp -
+    log E)``, ``E ~ Exp(1)`` per entry): its ``B x A`` random numbers were half of the
+    rollout's time in Traffic Jam (600 actions; torch draws them one by one), against
+    ``B`` here. Illegal actions have probability exactly 0, so no number falls in
+    theirs; a number that rounding puts past the last running sum takes the row's
+    last legal action.
+    """
+    probs = log_probs.exp()
+    cdf = probs.cumsum_(dim=1)
+    target = th.rand((cdf.shape[0], 1), generator=generator, dtype=cdf.dtype) * cdf[:, -1:]
+    actions = th.searchsorted(cdf, target, right=True).view(-1)
+    last_legal = (illegal.shape[1] - 1) - illegal.flip(1).to(th.uint8).argmin(dim=1)
+    actions = th.minimum(actions, last_legal)
+    return actions, log_probs.gather(1, actions.view(-1, 1)).view(-1)
 
 
 # -- GAE -------------------------------------------------------------------------------
@@ -177,15 +237,36 @@ class ActorCritic(nn.Module):
 
     def forward(self, observations: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """``(logits (B, A) unmasked, values (B,))``."""
-        x = self.features_extractor(observations)
-        pi = self.action_net(self.mlp_extractor.policy_net(x))
-        v = self.value_net(self.mlp_extractor.value_net(x))
-        return pi, v.view(-1)
+        return self.heads(self.features_extractor(observations))
+
+    def heads(self, features: th.Tensor, precision: str = "fp32"
+              ) -> tuple[th.Tensor, th.Tensor]:
+        """:meth:`forward` from the features (``observation / high``; the extractor
+        has no parameters, so the update computes them once per rollout).
+        ``precision="bf16"``: the hidden layers in bfloat16 (autocast), the heads
+        float32."""
+        if precision == "bf16":
+            with th.autocast(features.device.type, dtype=th.bfloat16):
+                latent_pi = self.mlp_extractor.policy_net(features)
+                latent_vf = self.mlp_extractor.value_net(features)
+            latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
+        else:
+            latent_pi = self.mlp_extractor.policy_net(features)
+            latent_vf = self.mlp_extractor.value_net(features)
+        return self.action_net(latent_pi), self.value_net(latent_vf).view(-1)
 
     def value(self, observations: th.Tensor) -> th.Tensor:
         """``V`` only, ``(B,)``."""
         x = self.features_extractor(observations)
         return self.value_net(self.mlp_extractor.value_net(x)).view(-1)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 # -- the trainer -----------------------------------------------------------------------
@@ -205,6 +286,17 @@ class BatchedPPO:
     ``trafficenvs train``. ``torch_threads`` (default 1; ``None`` leaves torch
     alone) and ``env_threads`` (numba's threads during :meth:`learn`, default 1,
     restored afterwards): why, see ``SelfPlayVecEnv`` and ``training.train``.
+    ``update_threads``: torch's threads during the update only (default 0: every
+    core this process may use; ``None``: as in the rollout). The env is idle then and
+    the minibatches' matrix products are large, so the cores pay there (measured on 2
+    cores: 1.4x the learner steps/s of one thread), while the rollout's small batches
+    and numba's env want one thread each.
+
+    ``precision``: ``"fp32"`` (default) or ``"bf16"``: the update's hidden layers
+    under ``torch.autocast`` in bfloat16 (the output heads, the categorical and the
+    losses stay float32, so log-ratios keep float32 precision). Measured on a CPU with
+    AVX512-BF16: the minibatch's forward and backward in half the time. The
+    weights and the optimizer stay float32; the rollout is float32 either way.
 
     After :meth:`learn`, ``timings`` holds the seconds spent in the env
     (``env``), the rollout's forward passes and sampling (``forward``), GAE
@@ -233,7 +325,9 @@ class BatchedPPO:
         potential_until: float = 0.75,
         max_cycles: int | None = None,
         torch_threads: int | None = 1,
+        update_threads: int | None = 0,
         env_threads: int = 1,
+        precision: str = "fp32",
     ):
         for name, v, lo in (("num_envs", num_envs, 1), ("n_steps", n_steps, 1),
                             ("batch_size", batch_size, 1), ("n_epochs", n_epochs, 1)):
@@ -252,6 +346,17 @@ class BatchedPPO:
         self.potential, self.potential_until = float(potential), float(potential_until)
         self.env_threads = int(env_threads)
         self.torch_threads = torch_threads
+        if update_threads == 0:
+            update_threads = usable_cores()
+        if update_threads is not None and (isinstance(update_threads, bool) or not isinstance(
+                update_threads, (int, np.integer)) or update_threads < 1):
+            raise ValueError(f"update_threads must be an int >= 0 or None, got "
+                             f"{update_threads!r}")
+        self.update_threads = None if update_threads is None else int(update_threads)
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got "
+                             f"{precision!r}")
+        self.precision = precision
         self.seed = int(seed)
         # views=True: the env hands out its live buffers (read once below), not copies
         self.env = SelfPlayVecEnv(game, self.num_envs, opponents, seed=seed,
@@ -284,7 +389,6 @@ class BatchedPPO:
         self.dones = th.zeros((t, n))
         self.advantages = th.zeros((t, n))
         self.returns = th.zeros((t, n))
-        self._noise = th.zeros((n, g.num_actions))
         last = self.env.venv.last
         #: ``env_observation``, ``env_mask``: tensors over the env's own observation and
         #: (read-only) mask buffers, which every step rewrites in place: each step
@@ -298,12 +402,9 @@ class BatchedPPO:
 
     # -- rollout ---------------------------------------------------------------------
     def _sample(self, logits: th.Tensor, illegal: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        """A sample of the masked categorical per row and its log-probability (Gumbel-max
-        in its exponential form: ``argmax(logp - log E)``, ``E ~ Exp(1)``)."""
+        """A sample of the masked categorical per row and its log-probability."""
         logp = masked_log_probs(logits, illegal)
-        noise = self._noise.exponential_(generator=self.generator).log_()
-        actions = (logp - noise).argmax(dim=1)
-        return actions, logp.gather(1, actions.view(-1, 1)).view(-1)
+        return sample_categorical(logp, illegal, self.generator)
 
     def collect_rollout(self, total: int | None = None) -> None:
         """Fill the rollout storage with ``n_steps`` steps of every game, then GAE."""
@@ -357,10 +458,27 @@ class BatchedPPO:
         """``n_epochs`` passes of minibatches of ``batch_size`` over the rollout (SB3's
         PPO ``train``); returns the means of its losses."""
         t0 = time.perf_counter()
+        rollout_threads = th.get_num_threads()
+        if self.update_threads is not None and self.update_threads != rollout_threads:
+            th.set_num_threads(self.update_threads)
+        try:
+            return self._update()
+        finally:
+            if th.get_num_threads() != rollout_threads:
+                th.set_num_threads(rollout_threads)
+            self.timings["update"] += time.perf_counter() - t0
+
+    def _update(self) -> dict[str, float]:
         self.net.train()
         size = self.n_steps * self.num_envs
-        obs = self.obs.view(size, -1)
         illegal = self.illegal.view(size, -1)
+        # the features once per rollout, not once per minibatch and epoch (the
+        # conversion and scaling cost an eighth of Traffic Jam's minibatch)
+        with th.no_grad():
+            features = self.net.features_extractor(self.obs.view(size, -1))
+        # each row's legal actions once per rollout: the minibatches' categorical
+        # works on these lists (``legal_lists``)
+        legal_index, legal_valid = legal_lists(illegal)
         actions, old_logp = self.actions.view(-1), self.log_probs.view(-1)
         advantages, returns = self.advantages.view(-1), self.returns.view(-1)
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
@@ -370,8 +488,9 @@ class BatchedPPO:
             order = th.randperm(size, generator=self.generator)
             for start in range(0, size, self.batch_size):
                 idx = order[start:start + self.batch_size]
-                logits, values = self.net(obs[idx])
-                logp, entropy = masked_log_prob_entropy(logits, illegal[idx], actions[idx])
+                logits, values = self.net.heads(features[idx], self.precision)
+                logp, entropy = listed_log_prob_entropy(logits, legal_index[idx],
+                                                        legal_valid[idx], actions[idx])
                 adv = advantages[idx]
                 if len(idx) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -398,7 +517,6 @@ class BatchedPPO:
         var = returns.var().item()
         self.stats["explained_variance"] = (
             float("nan") if var == 0 else 1.0 - (returns - self.values.view(-1)).var().item() / var)
-        self.timings["update"] += time.perf_counter() - t0
         return self.stats
 
     def learn(self, total_timesteps: int, callback: Any = None) -> BatchedPPO:
@@ -442,7 +560,42 @@ class BatchedPPO:
                       "learning_rate": self.learning_rate, "gamma": self.gamma,
                       "gae_lambda": self.gae_lambda, "clip_range": self.clip_range,
                       "vf_coef": self.vf_coef, "ent_coef": self.ent_coef,
-                      "max_grad_norm": self.max_grad_norm, "seed": self.seed})
+                      "max_grad_norm": self.max_grad_norm, "seed": self.seed,
+                      "precision": self.precision})
+
+    def load_weights(self, path: str | Path) -> None:
+        """Start from a checkpoint's network (``trafficenvs train --init``): a
+        weights-only checkpoint or an SB3 zip of the same game and ``net`` (the
+        ``MlpPolicy`` names are this network's). The weights only: the optimizer
+        starts afresh. A network that does not fit raises ``ValueError``."""
+        from trafficenvs.agents.checkpoint import (
+            checkpoint_format,
+            load_parameters,
+            read_weights,
+        )
+
+        if checkpoint_format(path) == "weights":
+            state = read_weights(path, self.game)[1]
+        else:
+            state = load_parameters(path).get("policy", {})
+        try:
+            self.net.load_state_dict(state, strict=True)
+        except RuntimeError as err:  # names or sizes: another network or game
+            raise ValueError(f"--init {path}: its network does not fit this one (another "
+                             f"--net, --arch, game or player count?): "
+                             f"{str(err).splitlines()[0][:200]}") from None
+
+    def sb3_policy(self) -> Any:
+        """The network as SB3's ``MaskableActorCriticPolicy`` (a copy): what the
+        distillation of ``agents/distill.py`` fits; :meth:`load_sb3_policy` takes it
+        back."""
+        from trafficenvs.agents.checkpoint import sb3_policy
+
+        return sb3_policy(self.config(), self.net.state_dict(), self.game)
+
+    def load_sb3_policy(self, policy: Any) -> None:
+        """Take the weights of an SB3 policy of this network (:meth:`sb3_policy`)."""
+        self.net.load_state_dict(policy.state_dict(), strict=True)
 
     def save(self, path: str | Path) -> Path:
         """Write the network as a weights-only checkpoint (loads with
@@ -460,5 +613,7 @@ class BatchedPPO:
                          name=name, deterministic=deterministic)
 
 
-__all__ = ["ILLEGAL_LOGIT", "ActorCritic", "BatchedPPO", "compute_gae",
-           "entropy_from_log_probs", "masked_log_prob_entropy", "masked_log_probs"]
+__all__ = ["ILLEGAL_LOGIT", "PRECISIONS", "ActorCritic", "BatchedPPO", "compute_gae",
+           "entropy_from_log_probs", "legal_lists", "listed_log_prob_entropy",
+           "masked_log_prob_entropy", "masked_log_probs", "sample_categorical",
+           "usable_cores"]

@@ -73,6 +73,14 @@ class TrainConfig:
     torch_threads: int = 1
     #: numba threads for the env and the opponents (see ``train``)
     env_threads: int = 1
+    #: torch threads during the PPO update only (0: every core this process may use,
+    #: ``trainer.usable_cores``); the rollout keeps ``torch_threads``. The env is idle
+    #: while the update runs and its minibatches' matrix products are large, so the
+    #: cores pay there (both trainers)
+    update_threads: int = 0
+    #: the batched trainer's update arithmetic: "fp32", or "bf16" (hidden layers in
+    #: bfloat16 under autocast; ``trainer.BatchedPPO``)
+    precision: str = "fp32"
     progress: bool = True
     #: start from this checkpoint's weights (continue or fine-tune a run)
     init: str | None = None
@@ -200,7 +208,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     games per step are little work, below or near the batch where the env's loops
     go parallel at all (``core/threads.py``), and torch wants the cores; with
     numba's OpenMP layer, whose idle workers spin while torch computes, training on a
-    busy 2-core machine ran about 10x slower with two). The caller's thread count is
+    busy 2-core machine ran about 10x slower with two). torch runs on
+    ``cfg.torch_threads`` while collecting and ``cfg.update_threads`` (0: every usable
+    core) in the update. The caller's thread counts (numba's and torch's) are
     restored afterwards.
     """
     import numba
@@ -211,16 +221,33 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         from trafficenvs.agents.batched_training import train_batched
 
         return train_batched(cfg)  # it sets its threads itself, and restores them
-    before = numba.get_num_threads()
+    import torch as th
+
+    before, torch_before = numba.get_num_threads(), th.get_num_threads()
     numba.set_num_threads(max(1, min(cfg.env_threads, numba.config.NUMBA_NUM_THREADS)))
     try:
         return _train(cfg)
     finally:
         numba.set_num_threads(before)
+        if th.get_num_threads() != torch_before:
+            th.set_num_threads(torch_before)
+
+
+def training_speed(steps: int, wall: float, eval_seconds: float,
+                   distil_seconds: float = 0.0) -> dict[str, float]:
+    """The summary's ``eval_seconds``, ``distil_seconds`` and
+    ``training_steps_per_second``: PPO's learner steps per second of the run less its
+    evaluations (which play ``eval_games`` arena games each time and say nothing of
+    the trainer's speed) and its distillation (``--teacher``, before PPO)."""
+    train_wall = max(wall - eval_seconds - distil_seconds, 1e-9)
+    return {"eval_seconds": round(eval_seconds, 1), "distil_seconds": round(distil_seconds, 1),
+            "training_steps_per_second": round(steps / train_wall, 1)}
 
 
 ARCHS = ("mlp", "plan")
 TRAINERS = ("sb3", "batched")
+#: the batched trainer's update arithmetic: float32, or the hidden layers in bfloat16
+PRECISIONS = ("fp32", "bf16")
 
 
 def potential_weight(start: float, until: float, n: int, total: int) -> float:
@@ -258,7 +285,14 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
 
     from trafficenvs.agents.ppo import PPOPolicy
     from trafficenvs.agents.sb3_bridge import SelfPlayVecEnv
+    from trafficenvs.agents.trainer import usable_cores
 
+    if cfg.precision != "fp32":
+        raise ValueError(f"--precision {cfg.precision} is the batched trainer's "
+                         f"(--trainer batched); SB3's PPO trains in fp32")
+    if cfg.update_threads < 0:
+        raise ValueError(f"--update-threads must be >= 0, got {cfg.update_threads}")
+    update_threads = cfg.update_threads or usable_cores()
     th.set_num_threads(cfg.torch_threads)
     # argument checks of torch distributions cost ~10% of training time here
     th.distributions.Distribution.set_default_validate_args(False)
@@ -309,8 +343,10 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     t0 = time.perf_counter()
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
                     else ["random"] + (["greedy"] if has_greedy(name) else []))
+    distil_seconds = 0.0
     if cfg.teacher:
         _distil(model, cfg, game, eval_against, history, t0, out)
+        distil_seconds = time.perf_counter() - t0
     if "self" in groups:
         pool.add(PPOPolicy.frozen(model, "self@0"), group="self")
 
@@ -320,14 +356,36 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         print(f"training {total} learner steps: {cfg.timesteps} rounded up to whole "
               f"rollouts of {cfg.n_steps} steps x {cfg.num_envs} games", flush=True)
 
+    timings = {"rollout": 0.0, "update": 0.0, "eval": 0.0}
+
     class Hooks(BaseCallback):
-        """Self-play snapshots, evaluations and checkpoints on their schedules."""
+        """Self-play snapshots, evaluations and checkpoints on their schedules; torch's
+        threads for the update (``update_threads``) and the seconds of each phase."""
 
         def __init__(self) -> None:
             super().__init__()
             self.next_snap = cfg.snapshot_every
             self.next_eval = cfg.eval_every
             self.next_ckpt = cfg.checkpoint_every
+            self.mark: tuple[str, float] | None = None
+
+        def _phase(self, name: str | None) -> None:
+            now = time.perf_counter()
+            if self.mark is not None:
+                timings[self.mark[0]] += now - self.mark[1]
+            self.mark = None if name is None else (name, now)
+
+        def _on_rollout_start(self) -> None:  # after the update (or at the start)
+            self._phase("rollout")
+            th.set_num_threads(cfg.torch_threads)
+
+        def _on_rollout_end(self) -> None:  # SB3's train() follows
+            self._phase("update")
+            th.set_num_threads(update_threads)
+
+        def _on_training_end(self) -> None:
+            self._phase(None)
+            th.set_num_threads(cfg.torch_threads)
 
         def _on_step(self) -> bool:
             n = self.num_timesteps
@@ -348,6 +406,10 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         def _eval(self, n: int) -> None:
             wall = time.perf_counter() - t0
             shares = _evaluate(self.model, cfg, eval_against, seed=cfg.seed + n)
+            spent = time.perf_counter() - t0 - wall
+            timings["eval"] += spent
+            if self.mark is not None:  # the evaluation is not the rollout's time
+                self.mark = (self.mark[0], self.mark[1] + spent)
             row = {"timesteps": n, "env_steps": env.env_steps, "seconds": round(wall, 1),
                    **{f"win_share_vs_{k}": round(v, 4) for k, v in shares.items()}}
             history.append(row)
@@ -364,6 +426,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     wall = time.perf_counter() - t0
     model.save(out)
     final = _evaluate(model, cfg, eval_against, seed=cfg.seed + 10**9)
+    timings["env"] = env.step_seconds
     summary = {
         "checkpoint": str(out),
         "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(cfg).items()},
@@ -372,6 +435,8 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         "env_steps": int(env.env_steps),
         "env_steps_per_second": round(env.env_steps / wall, 1),
         "learner_steps_per_second": round(model.num_timesteps / wall, 1),
+        **training_speed(model.num_timesteps, wall, timings["eval"], distil_seconds),
+        "seconds_by_phase": {k: round(v, 2) for k, v in timings.items()},
         "final_win_share": {k: round(v, 4) for k, v in final.items()},
         "history": history,
     }
@@ -385,5 +450,5 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["TRAINERS", "TrainConfig", "evaluate_player", "opponent_pool", "potential_weight",
-           "train", "write_curve"]
+__all__ = ["PRECISIONS", "TRAINERS", "TrainConfig", "evaluate_player", "opponent_pool",
+           "potential_weight", "train", "training_speed", "write_curve"]
