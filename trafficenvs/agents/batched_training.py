@@ -48,8 +48,8 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
     with the same keys as the SB3 route's)."""
     from trafficenvs.agents.trainer import BatchedPPO
     from trafficenvs.agents.training import (
-        _distil,
         default_out,
+        distil_teacher,
         evaluate_player,
         opponent_pool,
         training_speed,
@@ -81,7 +81,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
         # the SB3 route's distillation, on an SB3 copy of the network (same names)
         student = SimpleNamespace(policy=ppo.sb3_policy())
         t_distil = time.perf_counter()
-        _distil(student, cfg, game, eval_against, history, t0, out)
+        distil_teacher(student, cfg, game, eval_against, history, t0, out)
         ppo.load_sb3_policy(student.policy)
         distil_seconds = time.perf_counter() - t_distil
     else:

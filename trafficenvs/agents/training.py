@@ -144,7 +144,7 @@ def opponent_pool(cfg: TrainConfig, game: Game) -> tuple[Any, list[str]]:
     return pool, groups
 
 
-def _distil(model: Any, cfg: TrainConfig, game: Game,
+def distil_teacher(model: Any, cfg: TrainConfig, game: Game,
             eval_against: list[str], history: list[dict[str, Any]], t0: float,
             out: Path) -> None:
     """Distil ``cfg.teacher`` into ``model``'s policy and critic (``agents/distill.py``):
@@ -345,7 +345,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
                     else ["random"] + (["greedy"] if has_greedy(name) else []))
     distil_seconds = 0.0
     if cfg.teacher:
-        _distil(model, cfg, game, eval_against, history, t0, out)
+        distil_teacher(model, cfg, game, eval_against, history, t0, out)
         distil_seconds = time.perf_counter() - t0
     if "self" in groups:
         pool.add(PPOPolicy.frozen(model, "self@0"), group="self")
@@ -450,5 +450,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["PRECISIONS", "TRAINERS", "TrainConfig", "evaluate_player", "opponent_pool",
-           "potential_weight", "train", "training_speed", "write_curve"]
+__all__ = ["PRECISIONS", "TRAINERS", "TrainConfig", "distil_teacher", "evaluate_player",
+           "opponent_pool", "potential_weight", "train", "training_speed",
+           "write_curve"]
