@@ -74,7 +74,7 @@ def run_one(game: str, route: str, seed: int, settings: dict[str, Any], scratch:
                       out=str(scratch / f"{game}_{route}_{seed}.zip"), progress=False,
                       **ROUTES[route])
     summary = train(cfg)
-    # the summary's seconds are rounded to 0.1 s; its speed is not
+    # the summary's speed is not rounded to whole seconds as its wall time is
     train_seconds = summary["learner_steps"] / summary["training_steps_per_second"]
     return {
         "game": game, "route": route, "seed": seed,
@@ -188,18 +188,10 @@ def machine() -> dict[str, Any]:
     """What the figures were measured on."""
     import torch as th
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        flags = Path("/proc/cpuinfo").read_text()
-        bf16 = "avx512_bf16" in flags or "amx_bf16" in flags
-    except OSError:
-        bf16 = False
-    return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)) if hasattr(
-        os, "sched_getaffinity") else os.cpu_count(), "cpu_bf16": bf16,
+    from trafficenvs.bench.cpu import cpu_has_bf16, cpu_name
+
+    return {"cpu": cpu_name(), "cores": len(os.sched_getaffinity(0)) if hasattr(
+        os, "sched_getaffinity") else os.cpu_count(), "cpu_bf16": cpu_has_bf16(),
         "torch": th.__version__, "python": platform.python_version()}
 
 

@@ -149,7 +149,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
         "env_steps_per_second": round(env_steps / wall, 1),
         "learner_steps_per_second": round(ppo.num_timesteps / wall, 1),
         **training_speed(ppo.num_timesteps, wall, eval_seconds[0], distil_seconds),
-        "seconds_by_phase": {k: round(v, 2) for k, v in
+        "seconds_by_phase": {k: round(v, 4) for k, v in
                              {**ppo.timings, "eval": eval_seconds[0]}.items()},
         "final_win_share": {k: round(v, 4) for k, v in final.items()},
         "history": history,

@@ -436,7 +436,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
         "env_steps_per_second": round(env.env_steps / wall, 1),
         "learner_steps_per_second": round(model.num_timesteps / wall, 1),
         **training_speed(model.num_timesteps, wall, timings["eval"], distil_seconds),
-        "seconds_by_phase": {k: round(v, 2) for k, v in timings.items()},
+        "seconds_by_phase": {k: round(v, 4) for k, v in timings.items()},
         "final_win_share": {k: round(v, 4) for k, v in final.items()},
         "history": history,
     }

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from trafficenvs.bench import measure, peers, training
+from trafficenvs.bench.cpu import cpu_name
 from trafficenvs.bench.load import shared_machine
 
 
@@ -52,14 +53,7 @@ def machine() -> dict[str, Any]:
         layer = numba.threading_layer()
     except ValueError:
         layer = "not started"
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_name()
     return {
         "python": platform.python_version(), "numba": numba.__version__,
         "numpy": np.__version__, "cpu": cpu, "cores": os.cpu_count(),
