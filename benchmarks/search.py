@@ -7,6 +7,11 @@ one numba thread (the arena's batch of games is the search's batch of decisions)
     python -m benchmarks.search                       # every entry of TABLE
     python -m benchmarks.search --only traffic_jam    # one game's entries
     python -m benchmarks.search --games 200           # a quicker, noisier run
+    python -m benchmarks.search --agent gumbel        # the entries of one search kind
+
+An entry may name another opponent than greedy (the Gumbel search against the best
+flat Monte Carlo setting, at equal cost: both agents' milliseconds per decision are
+kept, ``opponent_ms_per_decision``).
 
 Results merge into ``benchmarks/results/search.json`` (keyed by game, players and
 agent), with the win share and its 95% interval, milliseconds per decision,
@@ -30,8 +35,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parent.parent
 START, END = "<!-- search:start -->", "<!-- search:end -->"
 
-#: (game, players, search agent, games): the settings each game's page reports
-TABLE: list[tuple[str, int, str, int]] = [
+#: (game, players, search agent, games[, opponent]): the settings each game's page
+#: reports; the opponent is greedy unless named
+TABLE: list[tuple[str, int, str, int] | tuple[str, int, str, int, str]] = [
     ("traffic_jam", 2, "flatmc:n=32,rollout=greedy", 1000),
     ("traffic_jam", 2, "flatmc:n=256", 1000),
     ("traffic_jam", 3, "flatmc:n=32,rollout=greedy", 600),
@@ -41,14 +47,15 @@ TABLE: list[tuple[str, int, str, int]] = [
 ]
 
 
-def run_entry(game: str, players: int, spec: str, games: int) -> dict[str, Any]:
-    """One arena of ``spec`` against greedy; its figures."""
+def run_entry(game: str, players: int, spec: str, games: int, opponent: str = "greedy"
+              ) -> dict[str, Any]:
+    """One arena of ``spec`` against ``opponent`` (greedy unless named); its figures."""
     import trafficenvs
     from trafficenvs.agents.arena import run_arena
     from trafficenvs.agents.zoo import make_agents
 
     g = trafficenvs.make_game(game, num_players=players)
-    agents = make_agents([spec, "greedy"], g, seed=0)
+    agents = make_agents([spec, opponent], g, seed=0)
     run_arena(game, agents, players, games=2, seed=99, num_envs=2)  # compile first
     for a in agents:
         if hasattr(a, "simulations"):
@@ -57,7 +64,9 @@ def run_entry(game: str, players: int, spec: str, games: int) -> dict[str, Any]:
     res = run_arena(game, agents, players, games=games, seed=1, num_envs=min(games, 100))
     wall = time.perf_counter() - t0
     s = res.stats(agents[0].name)
-    return {"game": game, "players": players, "agent": spec, "opponent": "greedy",
+    extra = ({} if opponent == "greedy" else
+             {"opponent_ms_per_decision": round(res.stats(agents[1].name).ms_per_decision, 3)})
+    return {"game": game, "players": players, "agent": spec, "opponent": opponent, **extra,
             "games": res.games, "win_share": round(s.win_share, 4),
             "ci": [round(s.win_ci[0], 4), round(s.win_ci[1], 4)],
             "share_if_even": round(s.seats_played / (res.games * players), 4),
@@ -69,23 +78,39 @@ def run_entry(game: str, players: int, spec: str, games: int) -> dict[str, Any]:
             platform.machine(), "cpus": os.cpu_count()}
 
 
+def entry_key(game: str, players: int, spec: str, games: int = 0, opponent: str = "greedy"
+              ) -> tuple[str, int, str, str]:
+    """What identifies a TABLE entry (and its row in the JSON)."""
+    return game, players, spec, opponent
+
+
+def row_key(r: dict[str, Any]) -> tuple[str, int, str, str]:
+    return r["game"], r["players"], r["agent"], r.get("opponent", "greedy")
+
+
 def greedy_share(r: dict[str, Any]) -> float:
-    """The greedy seats' win share in entry ``r`` (every game's shares sum to 1)."""
+    """The other agent's seats' win share in entry ``r`` (greedy's, unless the entry
+    names another opponent; every game's shares sum to 1)."""
     n, g = r["players"], r["games"]
     seats = r["share_if_even"] * g * n  # the search agent's seats
     return (g - r["win_share"] * seats) / (g * n - seats)
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    """The entries as a markdown table (win shares per seat played; 1/N is even)."""
-    lines = ["| game | players | search agent | games | win share of the search agent "
-             "| 95% CI | greedy's | ms / decision | simulations / s | games / s |",
-             "| --- | ---: | --- | ---: | ---: | :---: | ---: | ---: | ---: | ---: |"]
+    """The entries as a markdown table (win shares per seat played; 1/N is even). An
+    entry against another search shows both agents' milliseconds per decision."""
+    lines = ["| game | players | search agent | against | games | win share of the search "
+             "agent | 95% CI | the other's | ms / decision | simulations / s | games / s |",
+             "| --- | ---: | --- | --- | ---: | ---: | :---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
-        lines.append(f"| {r['game']} | {r['players']} | `{r['agent']}` | {r['games']} | "
+        opp = r.get("opponent", "greedy")
+        ms = f"{r['ms_per_decision']:.1f}"
+        if "opponent_ms_per_decision" in r:
+            ms += f" (its {r['opponent_ms_per_decision']:.1f})"
+        lines.append(f"| {r['game']} | {r['players']} | `{r['agent']}` | "
+                     f"{opp if opp == 'greedy' else f'`{opp}`'} | {r['games']} | "
                      f"{r['win_share']:.3f} | [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
-                     f"{greedy_share(r):.3f} | "
-                     f"{r['ms_per_decision']:.1f} | {r['simulations_per_s']:,.0f} | "
+                     f"{greedy_share(r):.3f} | {ms} | {r['simulations_per_s']:,.0f} | "
                      f"{r['games_per_s']:.1f} |")
     return "\n".join(lines)
 
@@ -114,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="*", default=None, help="games to run")
     p.add_argument("--games", type=int, default=None, help="games per entry (default: TABLE's)")
+    p.add_argument("--out", default=str(RESULTS / "search.json"),
+                   help="the JSON to merge the entries into (two runs side by side: two "
+                        "files, merged after)")
+    p.add_argument("--agent", default=None,
+                   help="only the entries whose search agent's spec contains this")
     p.add_argument("--docs", action="store_true",
                    help="only rewrite the README's and rules pages' tables from the JSON")
     args = p.parse_args(argv)
@@ -123,17 +153,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"rewrote {path.relative_to(ROOT)}")
         return 0
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-    path = RESULTS / "search.json"
+    path = Path(args.out)
     rows = json.loads(path.read_text()) if path.exists() else []
-    order = {(g, n, a): k for k, (g, n, a, _) in enumerate(TABLE)}
-    for game, players, spec, games in TABLE:
-        if args.only and game not in args.only:
+    order = {entry_key(*e): k for k, e in enumerate(TABLE)}
+    for entry in TABLE:
+        game, players, spec, games = entry[:4]
+        opponent = entry[4] if len(entry) > 4 else "greedy"
+        if (args.only and game not in args.only) or (args.agent and args.agent not in spec):
             continue
-        row = run_entry(game, players, spec, args.games or games)
+        row = run_entry(game, players, spec, args.games or games, opponent)
         print(markdown([row]).splitlines()[-1], flush=True)
-        rows = [r for r in rows if (r["game"], r["players"], r["agent"]) !=
-                (game, players, spec)] + [row]
-        rows.sort(key=lambda r: order.get((r["game"], r["players"], r["agent"]), len(order)))
+        key = entry_key(*entry)
+        rows = [r for r in rows if row_key(r) != key] + [row]
+        rows.sort(key=lambda r: order.get(row_key(r), len(order)))
         path.write_text(json.dumps(rows, indent=2) + "\n")
     print(markdown(rows))
     return 0

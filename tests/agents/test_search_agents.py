@@ -50,10 +50,12 @@ def _positions(env_id: str, n: int, steps: int, **options):
 
 
 GREEDY_ROLLOUTS = ["flatmc:n=2,depth=60,turns=1,rollout=greedy,top=3",
-                   "mcts:sims=12,depth=40,turns=1,rollout=greedy,top=4"]
+                   "mcts:sims=12,depth=40,turns=1,rollout=greedy,top=4",
+                   "gumbel:n=16,m=4,depth=40,turns=1,rollout=greedy,beta=1"]
 
 
 @pytest.mark.parametrize("spec", ["flatmc:n=4,depth=20", "mcts:sims=24,depth=20",
+                                  "gumbel:n=24,m=8,depth=20,prior=uniform",
                                   *GREEDY_ROLLOUTS])
 def test_a_search_decides_the_same_alone_or_in_a_batch_on_any_thread_count(spec):
     """Row ``i`` draws from generator ``seed + i`` whatever the batch around it, so the
@@ -78,6 +80,7 @@ def test_a_search_decides_the_same_alone_or_in_a_batch_on_any_thread_count(spec)
 
 
 @pytest.mark.parametrize("spec", ["flatmc:n=4,depth=20", "mcts:sims=24,depth=20",
+                                  "gumbel:n=24,m=8,depth=20,prior=uniform",
                                   *GREEDY_ROLLOUTS])
 def test_a_search_never_reads_the_future_dice(spec):
     """Two games that differ only in their generator (the dice to come, which nobody at
@@ -104,7 +107,9 @@ def test_the_zoo_makes_search_agents_from_their_specs():
 
 
 @pytest.mark.parametrize("spec", ["flatmc:n=4", "mcts:sims=24", "flatmc:n=3,rollout=greedy",
-                                  "mcts:sims=20,rollout=greedy,top=3"])
+                                  "mcts:sims=20,rollout=greedy,top=3",
+                                  "gumbel:n=24,m=4,prior=uniform",
+                                  "gumbel:n=20,rollout=greedy,beta=1"])
 def test_a_search_never_reads_the_other_hands_or_the_deck_order(spec):
     """Traffic Jam: twins that differ only in a card swapped between the opponent's hand
     and the deck, and in the deck's order, get the same decisions from the same seed."""

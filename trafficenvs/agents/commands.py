@@ -174,8 +174,9 @@ def add_arena_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=positive_int, default=2, help="seats at every table")
     p.add_argument("--agents", default="random,greedy",
                    help="comma list of random, greedy, ppo:PATH, ppo-sample:PATH, "
-                        "flatmc[:n=64,...], mcts[:sims=400,...] (a search agent's options "
-                        "follow it: 'mcts:sims=400,rollout=greedy,greedy')")
+                        "flatmc[:n=64,...], mcts[:sims=400,...], gumbel[:n=64,...] (a bare "
+                        "search name is the game's preset: --list-agents; a search "
+                        "agent's options follow it: 'mcts:sims=400,rollout=greedy,greedy')")
     p.add_argument("--games", type=positive_int, default=4000,
                    help="games in all (the line-ups share them; not per pair)")
     p.add_argument("--seed", type=int, default=0, help="seed of the games and agents")
@@ -183,7 +184,37 @@ def add_arena_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", default=None, metavar="PATH", help="also write the results here")
     p.add_argument("--format", choices=sorted(TABLE_FORMATS), default="markdown",
                    help="the tables as Markdown (to paste in a page) or plain text")
+    p.add_argument("--list-agents", action="store_true",
+                   help="print the agents this game has (the search presets that the bare "
+                        "names flatmc, mcts and gumbel stand for, with their measured "
+                        "strength and cost) and play nothing")
     p.set_defaults(run=run_arena_cmd)
+
+
+def agents_table(name: str, fmt: str) -> str:
+    """The agents of game ``name``: the fixed ones, then each search preset with its
+    setting, its win share against greedy and its milliseconds per decision."""
+    from tabulate import tabulate
+
+    from trafficenvs.agents.search import OPTIONS
+    from trafficenvs.core.spec import get_spec
+
+    spec = get_spec(name)
+    rows = [["random", "uniform over the legal moves", "", ""]]
+    if spec.greedy is not None:
+        rows.append(["greedy", "the rule-based player (rules page)", "0.5", ""])
+    rows.append(["ppo:PATH", "a trained network (agents/checkpoints/)", "", ""])
+    for kind in OPTIONS:
+        preset = spec.search_presets.get(kind)
+        if preset is None:
+            rows.append([kind, f"{kind} with its defaults (no preset)", "", ""])
+            continue
+        strength = ("" if preset.vs_greedy is None
+                    else f"{preset.vs_greedy:.3f} ({preset.games} games)")
+        cost = "" if preset.ms_per_decision is None else f"{preset.ms_per_decision:.1f}"
+        rows.append([kind, f"`{preset.spec}`", strength, cost])
+    return tabulate(rows, headers=["agent", "plays", "win share vs greedy (2 players)",
+                                   "ms / decision"], tablefmt=fmt)
 
 
 def run_arena_cmd(args: argparse.Namespace) -> int:
@@ -192,6 +223,9 @@ def run_arena_cmd(args: argparse.Namespace) -> int:
     from trafficenvs.agents.zoo import make_agents
 
     name = game_name(args.game)
+    if args.list_agents:
+        sys.stdout.write(agents_table(name, TABLE_FORMATS[args.format]) + "\n")
+        return 0
     game = make_game(name, num_players=args.players)
     specs = split_agent_specs(args.agents)
     agents = make_agents(specs, game, seed=args.seed)

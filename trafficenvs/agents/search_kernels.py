@@ -46,7 +46,7 @@ def _play(w, cfg, a, nplayers, ret):
 
 
 @kernel(inline="never")
-def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns):
+def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns, first):
     """Play from ``w`` for at most ``depth`` moves (the rule-based player's moves if
     ``gs`` holds its scratch, else random ones); adds each seat's rewards and, if the
     game has not ended, its heuristic value into ``ret`` (``evs``: its scratch).
@@ -56,7 +56,10 @@ def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns)
     the position at the same point of the round. Cut off at a move count instead, one
     rollout ends in the middle of ``seat``'s turn and another in an opponent's,
     and a race estimate favours whoever is moving, so the moves compared would be
-    judged at different points of the turn order."""
+    judged at different points of the turn order.
+
+    ``first`` >= 0 is the first move, already chosen by the caller (the rule-based
+    player's move at ``w``, which a search that used it as a prior has in hand)."""
     away = False
     seen = 0
     for _ in range(depth):
@@ -71,15 +74,40 @@ def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns)
                 seen += 1
                 if seen >= turns:
                     break
-        k_legal_mask(w, cfg, mask)
-        a = k_greedy(w, cfg, mask, gs, i)
-        if a < 0 or not mask[a]:
-            a = pick_legal(mask, rng_next(state))
+        if first >= 0:
+            a = first
+            first = -1
+        else:
+            k_legal_mask(w, cfg, mask)
+            a = k_greedy(w, cfg, mask, gs, i)
+            if a < 0 or not mask[a]:
+                a = pick_legal(mask, rng_next(state))
         if a < 0:
             return
         _play(w, cfg, a, nplayers, ret)
     if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
         k_evaluate(w, cfg, ret, evs)
+
+
+@kernel(inline="never")
+def one_step_scores(recs, cfg, i, seat, mask, nplayers, key, work, ret, evs, score):
+    """``score[a]``: for each legal action ``a`` of ``mask``, what ``seat`` gets one move
+    later (the move's rewards plus ``evaluate`` if the game goes on) on the
+    determinization ``key`` of row ``i``'s record; -inf for an illegal action. A
+    glance at every move, for shortlists and priors (``ret``, ``evs``: scratch)."""
+    for a in range(mask.shape[0]):
+        score[a] = -np.inf
+        if not mask[a]:
+            continue
+        work[i] = recs[i]
+        w = work[i]
+        k_determinize(w, cfg, seat, key)
+        for j in range(nplayers):
+            ret[j] = 0.0
+        _play(w, cfg, a, nplayers, ret)
+        if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
+            k_evaluate(w, cfg, ret, evs)
+        score[a] = ret[seat]
 
 
 @kernel(inline="never")
@@ -99,19 +127,8 @@ def _shortlist(recs, cfg, i, seat, mask, top, nplayers, key, work, wmask, ret, g
         n_legal += mask[a]
     if top <= 0 or top >= n_legal:
         return n_legal
+    one_step_scores(recs, cfg, i, seat, mask, nplayers, key, work, ret, evs, score)
     for a in range(mask.shape[0]):
-        score[a] = -np.inf
-        if not mask[a]:
-            continue
-        work[i] = recs[i]
-        w = work[i]
-        k_determinize(w, cfg, seat, key)
-        for j in range(nplayers):
-            ret[j] = 0.0
-        _play(w, cfg, a, nplayers, ret)
-        if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
-            k_evaluate(w, cfg, ret, evs)
-        score[a] = ret[seat]
         keep[a] = False
     kept = 0
     for _ in range(top):
@@ -167,7 +184,7 @@ def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, re
                     ret[i, j] = 0.0
                 _play(w, cfg[0], a, nplayers, ret[i])
                 _rollout(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i], gs, i,
-                         evs[i], seat, turns)
+                         evs[i], seat, turns, -1)
                 total += ret[i, seat]
             values[i, a] = total / n
             if total > best:
@@ -282,7 +299,7 @@ def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, 
                     path[i, plen] = c
                     plen += 1
                     _rollout(w, cfg[0], nplayers, depth, m, states[i], ret[i], gs, i,
-                             evs[i], seat, turns)
+                             evs[i], seat, turns, -1)
                     break
                 _play(w, cfg[0], act[i, c], nplayers, ret[i])
                 path[i, plen] = c

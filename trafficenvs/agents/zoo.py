@@ -16,7 +16,7 @@ from trafficenvs.agents.policy import Policy, RandomPolicy
 from trafficenvs.core.game import Game
 
 SPECS = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "flatmc[:n=64,...]",
-         "mcts[:sims=400,...]")
+         "mcts[:sims=400,...]", "gumbel[:n=64,m=16,...]")
 
 
 def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
@@ -27,7 +27,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
     if spec == "greedy":
         return make_greedy(game, seed=seed)
     kind, sep, path = spec.partition(":")
-    if kind in ("flatmc", "mcts"):
+    if kind in ("flatmc", "mcts", "gumbel"):
         from trafficenvs.agents.search import SearchPolicy
 
         agent = SearchPolicy(game, spec)
@@ -44,7 +44,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
     import difflib
 
     close = difflib.get_close_matches(kind, ["random", "greedy", "ppo", "ppo-sample",
-                                             "flatmc", "mcts"], n=1, cutoff=0.6)
+                                             "flatmc", "mcts", "gumbel"], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ValueError(f"unknown agent {spec!r}{hint}; agents are {', '.join(SPECS)}")
 

@@ -51,6 +51,21 @@ def _resolve(target: str) -> Any:
 
 
 @dataclass(frozen=True)
+class SearchPreset:
+    """The setting a bare search name (``flatmc``, ``mcts``, ``gumbel``) stands for in
+    one game, and what it measured against the game's rule-based player (2 players,
+    seats rotated, ``python -m benchmarks.search``): the strong settings of a search
+    depend on the game (how many legal moves, how long a turn is), and a user who
+    types the bare name should get the strong one, not a default that loses."""
+
+    spec: str
+    #: win share against greedy, its number of games, and milliseconds per decision
+    vs_greedy: float | None = None
+    games: int = 0
+    ms_per_decision: float | None = None
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """What the rest of the package needs to know about one game.
 
@@ -78,6 +93,8 @@ class GameSpec:
     #: gives over a wider range of batch sizes than the shared threshold covers; the
     #: spec says where its own break-even lies, as measured.
     parallel_from: int | None = None
+    #: per search name, the setting the bare name means in this game (and its figures)
+    search_presets: dict[str, SearchPreset] = field(default_factory=dict)
 
     @property
     def env_id(self) -> str:
