@@ -35,6 +35,11 @@ RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = RESULTS.parent.parent
 START, END = "<!-- search:start -->", "<!-- search:end -->"
 
+TJ_GUMBEL = "gumbel:n=640,nper=32,m=20,rollout=greedy,bonus=4,c_scale=2,gscale=0"
+JT_GUMBEL = ("gumbel:n=28,m=7,depth=200,turns=1,rollout=greedy,beta=3,gscale=0,bonus=8,"
+             "c_scale=2")
+JK_GUMBEL = "gumbel:n=128,nper=2,m=32,depth=4,rollout=greedy,c_scale=2,gscale=0,bonus=8,beta=1"
+
 #: (game, players, search agent, games[, opponent]): the settings each game's page
 #: reports; the opponent is greedy unless named
 TABLE: list[tuple[str, int, str, int] | tuple[str, int, str, int, str]] = [
@@ -44,6 +49,20 @@ TABLE: list[tuple[str, int, str, int] | tuple[str, int, str, int, str]] = [
     ("traffic_jam", 4, "flatmc:n=32,rollout=greedy", 600),
     ("jamming_traffic", 2, "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6", 1000),
     ("jakarta_traffic", 2, "flatmc:n=2,depth=4,rollout=greedy", 1000),
+    # the presets of gumbel and mcts (GameSpec.search_presets), and gumbel against the
+    # best flat Monte Carlo setting at the same budget
+    ("traffic_jam", 2, TJ_GUMBEL, 1000),
+    ("traffic_jam", 2, TJ_GUMBEL, 1000, "flatmc:n=32,rollout=greedy"),
+    ("traffic_jam", 2, "mcts:sims=200,rollout=greedy", 300),
+    ("jamming_traffic", 2, JT_GUMBEL, 1000),
+    ("jamming_traffic", 2, JT_GUMBEL, 1000, "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6"),
+    # mcts expands untried moves at random below the root (docs/search.md): its two
+    # settings here show what a deeper tree buys in Jamming Traffic
+    ("jamming_traffic", 2, "mcts:sims=28,depth=200,turns=1,rollout=greedy,top=6", 300),
+    ("jamming_traffic", 2, "mcts:sims=7,depth=200,turns=1,rollout=greedy,top=6", 300),
+    ("jakarta_traffic", 2, JK_GUMBEL, 300),
+    ("jakarta_traffic", 2, JK_GUMBEL, 300, "flatmc:n=2,depth=4,rollout=greedy"),
+    ("jakarta_traffic", 2, "mcts:sims=64,depth=4,rollout=greedy,top=8", 200),
 ]
 
 
@@ -142,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(RESULTS / "search.json"),
                    help="the JSON to merge the entries into (two runs side by side: two "
                         "files, merged after)")
+    p.add_argument("--players", type=int, default=None, help="only the entries at this many")
     p.add_argument("--agent", default=None,
                    help="only the entries whose search agent's spec contains this")
     p.add_argument("--docs", action="store_true",
@@ -159,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     for entry in TABLE:
         game, players, spec, games = entry[:4]
         opponent = entry[4] if len(entry) > 4 else "greedy"
-        if (args.only and game not in args.only) or (args.agent and args.agent not in spec):
+        if ((args.only and game not in args.only) or (args.agent and args.agent not in spec)
+                or (args.players and players != args.players)):
             continue
         row = run_entry(game, players, spec, args.games or games, opponent)
         print(markdown([row]).splitlines()[-1], flush=True)

@@ -114,15 +114,34 @@ def test_the_values_find_the_move_that_wins_at_once_with_no_help_from_the_prior(
         assert policy[legal[~wins]].min() < policy.max() / 2
 
 
+def test_mcts_breaks_a_tie_in_visits_by_the_mean_value():
+    """One simulation per legal move (each root move expanded once, all tied at one
+    visit), valued at once by ``evaluate`` (``depth=0``): the move played is one that
+    wins at once (worth the whole result; a race estimate is less), as flat Monte
+    Carlo's would be, not the first or last expanded."""
+    t = _tee_win()
+    recs = t.game.from_dict(t.state())
+    legal = np.array(sorted(t.legal()))
+    mask = np.zeros((1, t.game.num_actions), bool)
+    mask[0, legal] = True
+    for seed in range(3):
+        search = SearchPolicy(t.game, f"mcts:sims={len(legal)},depth=0,seed={seed}")
+        a = search.act(np.zeros((1, t.game.obs_dim), np.float32), mask, np.array([0]),
+                       records=recs)
+        assert _wins_at_once(t, int(a[0]))
+
+
 @pytest.mark.parametrize("env_id", ["jamming_traffic", "traffic_jam", "jakarta_traffic"])
 def test_the_improved_policy_is_a_distribution_over_the_legal_moves(env_id):
     venv, out = _random_positions(env_id, 6, 8, num_players=2)
-    search = SearchPolicy(venv.game, "gumbel:n=16,m=4,rollout=greedy,depth=20")
+    search = SearchPolicy(venv.game, "gumbel:n=40,nper=3,m=4,rollout=greedy,depth=20")
     with pytest.raises(ValueError, match="no act of 6 rows"):
         search.last_policy(6)
     picked = search.act(out.observation, out.action_mask, out.current_player,
                         records=venv.records)
     policy = search.last_policy(6)
+    # nper=3: three simulations per legal move, at most n
+    assert search.simulations == np.minimum(40, 3 * out.action_mask.sum(1)).sum()
     np.testing.assert_allclose(policy.sum(1), 1.0)
     assert (policy[~out.action_mask] == 0).all() and (policy[out.action_mask] > 0).all()
     assert out.action_mask[np.arange(6), picked].all()
@@ -207,6 +226,7 @@ def test_network_leaves_are_evaluated_in_batches_and_equal_one_row_at_a_time():
                       records=venv.records)
     policy = search.last_policy(8)
     assert net.calls[0] == 8 and len(net.calls) <= 1 + 12 and max(net.calls[1:]) <= 8
+    assert search.report()["decisions"] == 8 and search.simulations == 8 * 12
     assert sum(net.calls[1:]) > 12  # leaves of several rows shared a call
     for i in range(8):
         # row i draws from generator seed + i: alone, the row is row 0 of seed i
@@ -267,3 +287,25 @@ def test_a_network_search_never_reads_the_other_hands_or_the_deck_order():
                            records=recs), s.last_policy(10)))
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     np.testing.assert_allclose(runs[0][1], runs[1][1])
+
+
+def test_a_shipped_network_searches_at_the_leaves_through_net():
+    """``net=PATH``: a checkpoint's actor gives the priors and its critic the values."""
+    from pathlib import Path
+
+    from trafficenvs.agents.ppo import PPOPolicy
+    from trafficenvs.agents.zoo import make_agent
+
+    path = Path(__file__).resolve().parents[2] / "agents/checkpoints/traffic_jam_2p.zip"
+    venv, out = _random_positions("traffic_jam", 6, 4, num_players=2)
+    agent = make_agent(f"gumbel:n=8,m=4,net={path}", venv.game)
+    assert agent.evaluator is not None
+    picked = agent.act(out.observation, out.action_mask, out.current_player,
+                       records=venv.records)
+    assert out.action_mask[np.arange(6), picked].all()
+    logits, values = PPOPolicy.load(path, game=venv.game).evaluate(out.observation,
+                                                                   out.action_mask)
+    assert logits.shape == (6, venv.game.num_actions) and values.shape == (6,)
+    assert np.isfinite(values).all() and (np.abs(values) < 2).all()
+    with pytest.raises(ValueError, match="both given"):
+        SearchPolicy(venv.game, f"gumbel:net={path}", evaluator=LinearNet(venv.game))

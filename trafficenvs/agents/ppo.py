@@ -117,6 +117,21 @@ class PPOPolicy:
                 f"has ({obs_dim},) and {num_actions} (another game or player count?)"
             )
 
+    def evaluate(self, observation: np.ndarray, action_mask: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """The network as a search's leaf evaluator: the actor's logits (unmasked; the
+        search reads the legal ones) and the critic's value for the seat to move,
+        which a trained critic gives in the results' scale (the learner's reward is
+        its result). ``SearchPolicy(game, "gumbel:...", evaluator=p.evaluate)``."""
+        pol = self.policy
+        with th.no_grad():
+            obs = th.as_tensor(np.asarray(observation))
+            features = pol.extract_features(obs, pol.pi_features_extractor)
+            logits = actor_logits(pol, pol.mlp_extractor.forward_actor(features),
+                                  observation, action_mask)
+            values = pol.predict_values(obs)
+        return logits.numpy(), values.numpy().reshape(-1)
+
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
     ) -> np.ndarray:

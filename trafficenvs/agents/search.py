@@ -68,7 +68,7 @@ OPTIONS: dict[str, dict[str, tuple[type, Any]]] = {
                "c_scale": (float, 0.1), "gscale": (float, 1.0), "prior": (str, "greedy"),
                "bonus": (float, 2.0), "beta": (float, 0.0), "width": (int, 0),
                "depth": (int, 200), "rollout": (str, "random"), "turns": (int, 0),
-               "seed": (int, 0)},
+               "net": (str, ""), "seed": (int, 0)},
 }
 ROLLOUTS = ("random", "greedy")
 #: a leaf evaluator: observations (k, obs_dim) and legal masks (k, A) of the seats to
@@ -176,6 +176,14 @@ class SearchPolicy:
         self.evaluator = evaluator
         if evaluator is not None and self.kind != "gumbel":
             raise ValueError(f"{name or spec}: only gumbel searches with an evaluator")
+        if self.options.get("net"):  # a checkpoint's actor and critic at the leaves
+            from trafficenvs.agents.ppo import PPOPolicy
+
+            if evaluator is not None:
+                raise ValueError(f"{name or spec}: net= and evaluator= both given")
+            net = PPOPolicy.load(self.options["net"], game=game)
+            net.check_fits(game.obs_dim, game.num_actions)
+            self.evaluator = net.evaluate
         self.game = game
         self.name = name or spec
         self.seed = int(self.options["seed"])
@@ -278,6 +286,7 @@ class SearchPolicy:
             self.simulations += int(s["keep"][:b].sum()) * o["n"]
         elif self.kind == "gumbel" and self.evaluator is not None:
             self._network_search(observation, recs, seats, mask, out, s, b)
+            self.simulations += int(s["st"][:b]["n"].sum())
         elif self.kind == "gumbel":
             G = compiled_gumbel()
             G.gumbel_search(recs, cfg, seats, mask, o["n"], o["nper"], o["m"], o["c_visit"],
@@ -290,9 +299,7 @@ class SearchPolicy:
                             self.prior_player is not None
                             and self.prior_player is self.rollout_player,
                             s["evs"][:b], out, s["policy"][:b])
-            legal = mask.sum(1)
-            self.simulations += int((np.minimum(o["n"], np.maximum(1, o["nper"] * legal))
-                                     if o["nper"] > 0 else np.full(b, o["n"])).sum())
+            self.simulations += int(s["st"][:b]["n"].sum())
         else:
             K.ismcts(recs, cfg, seats, mask, o["sims"], o["c"], o["depth"], g.num_players,
                      self._states[:b], s["work"][:b], s["wmask"][:b], s["ret"][:b],

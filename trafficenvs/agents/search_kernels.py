@@ -252,8 +252,10 @@ def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, 
     UCB1 among the children legal in that determinization (availability counts
     replace the parent's visits), expands one untried legal action, rolls out as
     :func:`_rollout`, and backs each node's value up for the seat that moved into
-    it. The decision is the root's most visited child; ``root_visits[i, a]`` gets
-    the visit count of each root action (a teacher's target). Trees live in the
+    it. The decision is the root's most visited child (a tie: the better mean
+    value, so a budget of one simulation per move is flat Monte Carlo's choice);
+    ``root_visits[i, a]`` gets the visit count of each root action (a teacher's
+    target). Trees live in the
     ``(B, sims + 1)`` node arrays; ``path`` is ``(B, sims + 1)`` scratch.
     """
     for i in prange(recs.shape[0]):
@@ -310,14 +312,17 @@ def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, 
                 visits[i, c] += 1.0
                 value[i, c] += ret[i, mover[i, c]]
         best = -1.0
+        bestv = -np.inf
         besta = -1
         for a in range(root_visits.shape[1]):
             root_visits[i, a] = 0.0
         c = first[i, 0]
-        while c >= 0:
+        while c >= 0:  # the most visited; a tie goes to the better mean value
             root_visits[i, act[i, c]] = visits[i, c]
-            if visits[i, c] > best:
+            v = value[i, c] / max(visits[i, c], 1.0)
+            if visits[i, c] > best or (visits[i, c] == best and v > bestv):
                 best = visits[i, c]
+                bestv = v
                 besta = act[i, c]
             c = sib[i, c]
         out[i] = besta

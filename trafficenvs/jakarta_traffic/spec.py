@@ -1,6 +1,6 @@
 """Jakarta Traffic's manifest: the one place the game is declared (see ``core/spec.py``)."""
 
-from trafficenvs.core.spec import GameSpec
+from trafficenvs.core.spec import GameSpec, SearchPreset
 
 SPEC = GameSpec(
     name="jakarta_traffic",
@@ -14,4 +14,14 @@ SPEC = GameSpec(
     bench_options={"num_players": 3},
     doc_options={"num_players": 4},
     rules_page="docs/rules/jakarta_traffic.md",
+    # what the bare search names play; their figures: benchmarks/results/search.json
+    # (python -m benchmarks.search, 2 players against greedy, one numba thread)
+    search_presets={
+        "flatmc": SearchPreset(
+            "flatmc:n=2,depth=4,rollout=greedy",
+            vs_greedy=0.9105, games=1000, ms_per_decision=19.8),
+        "gumbel": SearchPreset(
+            "gumbel:n=128,nper=2,m=32,depth=4,rollout=greedy,c_scale=2,gscale=0,bonus=8,beta=1",
+            vs_greedy=0.9667, games=300, ms_per_decision=9.6),
+    },
 )
