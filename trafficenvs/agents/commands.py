@@ -212,7 +212,8 @@ def agents_table(name: str, fmt: str) -> str:
         strength = ("" if preset.vs_greedy is None
                     else f"{preset.vs_greedy:.3f} ({preset.games} games)")
         cost = "" if preset.ms_per_decision is None else f"{preset.ms_per_decision:.1f}"
-        rows.append([kind, f"`{preset.spec}`", strength, cost])
+        rows.append([kind, f"`{preset.spec}`" if fmt == "pipe" else preset.spec, strength,
+                     cost])
     return tabulate(rows, headers=["agent", "plays", "win share vs greedy (2 players)",
                                    "ms / decision"], tablefmt=fmt)
 

@@ -44,7 +44,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from trafficenvs.agents.search_kernels import _play, _rollout, one_step_scores
+from trafficenvs.agents.search_kernels import one_step_scores, play_move, rollout_value
 from trafficenvs.core.jit import kernel
 from trafficenvs.core.rng import mix64, rng_next
 from trafficenvs.core.threads import batched
@@ -397,7 +397,7 @@ def _descend(recs, c0, i, mask, st, work, m_, ret, nd, ed, path, cand, gum, sche
         ret[j] = 0.0
     plen = 0
     while True:
-        _play(w, c0, ed[e].act, nplayers, ret)
+        play_move(w, c0, ed[e].act, nplayers, ret)
         path[plen] = e
         plen += 1
         st.plen = plen
@@ -433,10 +433,10 @@ def _compiled_leaf(status, w, c0, i, st, m_, lg, gs, rgs, reuse, bonus, width, n
         g = _prior(w, c0, m_, lg, gs, i, bonus)
         st.n_edges = _expand(nd, ed, st.leaf, st.n_edges, m_, lg, width, st.mover, False)
         # the prior's player plays the rollouts: its move is the first
-        _rollout(w, c0, nplayers, depth, m_, state, ret, rgs, i, evs, st.seat, turns,
+        rollout_value(w, c0, nplayers, depth, m_, state, ret, rgs, i, evs, st.seat, turns,
                  g if reuse else -1)
     elif status == VALUE:
-        _rollout(w, c0, nplayers, depth, m_, state, ret, rgs, i, evs, st.seat, turns, -1)
+        rollout_value(w, c0, nplayers, depth, m_, state, ret, rgs, i, evs, st.seat, turns, -1)
 
 
 @kernel(inline="never")

@@ -37,7 +37,7 @@ from trafficenvs.core.verbs import (
 
 
 @kernel(inline="never")
-def _play(w, cfg, a, nplayers, ret):
+def play_move(w, cfg, a, nplayers, ret):
     """Play action ``a`` in ``w`` (counting the move) and add its rewards into ``ret``."""
     k_step(w, cfg, a)
     w.moves += 1
@@ -46,7 +46,7 @@ def _play(w, cfg, a, nplayers, ret):
 
 
 @kernel(inline="never")
-def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns, first):
+def rollout_value(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns, first):
     """Play from ``w`` for at most ``depth`` moves (the rule-based player's moves if
     ``gs`` holds its scratch, else random ones); adds each seat's rewards and, if the
     game has not ended, its heuristic value into ``ret`` (``evs``: its scratch).
@@ -84,7 +84,7 @@ def _rollout(w, cfg, nplayers, depth, mask, state, ret, gs, i, evs, seat, turns,
                 a = pick_legal(mask, rng_next(state))
         if a < 0:
             return
-        _play(w, cfg, a, nplayers, ret)
+        play_move(w, cfg, a, nplayers, ret)
     if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
         k_evaluate(w, cfg, ret, evs)
 
@@ -104,7 +104,7 @@ def one_step_scores(recs, cfg, i, seat, mask, nplayers, key, work, ret, evs, sco
         k_determinize(w, cfg, seat, key)
         for j in range(nplayers):
             ret[j] = 0.0
-        _play(w, cfg, a, nplayers, ret)
+        play_move(w, cfg, a, nplayers, ret)
         if not (k_is_over(w, cfg) or k_is_truncated(w, cfg)):
             k_evaluate(w, cfg, ret, evs)
         score[a] = ret[seat]
@@ -182,8 +182,8 @@ def flat_mc(recs, cfg, seats, masks, n, depth, nplayers, states, work, wmask, re
                 k_determinize(w, cfg[0], seat, mix64(base + np.uint64(k)))
                 for j in range(nplayers):
                     ret[i, j] = 0.0
-                _play(w, cfg[0], a, nplayers, ret[i])
-                _rollout(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i], gs, i,
+                play_move(w, cfg[0], a, nplayers, ret[i])
+                rollout_value(w, cfg[0], nplayers, depth, wmask[i], states[i], ret[i], gs, i,
                          evs[i], seat, turns, -1)
                 total += ret[i, seat]
             values[i, a] = total / n
@@ -251,7 +251,7 @@ def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, 
     Each simulation determinizes a fresh copy for ``seats[i]``, descends the tree by
     UCB1 among the children legal in that determinization (availability counts
     replace the parent's visits), expands one untried legal action, rolls out as
-    :func:`_rollout`, and backs each node's value up for the seat that moved into
+    :func:`rollout_value`, and backs each node's value up for the seat that moved into
     it. The decision is the root's most visited child (a tie: the better mean
     value, so a budget of one simulation per move is flat Monte Carlo's choice);
     ``root_visits[i, a]`` gets the visit count of each root action (a teacher's
@@ -297,13 +297,13 @@ def ismcts(recs, cfg, seats, masks, sims, c_uct, depth, nplayers, states, work, 
                     first[i, c] = -1
                     sib[i, c] = first[i, node]
                     first[i, node] = c
-                    _play(w, cfg[0], a, nplayers, ret[i])
+                    play_move(w, cfg[0], a, nplayers, ret[i])
                     path[i, plen] = c
                     plen += 1
-                    _rollout(w, cfg[0], nplayers, depth, m, states[i], ret[i], gs, i,
+                    rollout_value(w, cfg[0], nplayers, depth, m, states[i], ret[i], gs, i,
                              evs[i], seat, turns, -1)
                     break
-                _play(w, cfg[0], act[i, c], nplayers, ret[i])
+                play_move(w, cfg[0], act[i, c], nplayers, ret[i])
                 path[i, plen] = c
                 plen += 1
                 node = c

@@ -19,7 +19,10 @@ SPEC = GameSpec(
     search_presets={
         "flatmc": SearchPreset(
             "flatmc:n=2,depth=4,rollout=greedy",
-            vs_greedy=0.9105, games=1000, ms_per_decision=19.8),
+            vs_greedy=0.9105, games=1000, ms_per_decision=14.5),
+        "mcts": SearchPreset(
+            "mcts:sims=64,depth=4,rollout=greedy,top=8",
+            vs_greedy=0.7025, games=200, ms_per_decision=9.8),
         "gumbel": SearchPreset(
             "gumbel:n=128,nper=2,m=32,depth=4,rollout=greedy,c_scale=2,gscale=0,bonus=8,beta=1",
             vs_greedy=0.9667, games=300, ms_per_decision=9.6),

@@ -19,7 +19,10 @@ SPEC = GameSpec(
     search_presets={
         "flatmc": SearchPreset(
             "flatmc:n=4,depth=200,turns=1,rollout=greedy,top=6",
-            vs_greedy=0.775, games=1000, ms_per_decision=5.8),
+            vs_greedy=0.775, games=1000, ms_per_decision=4.5),
+        "mcts": SearchPreset(
+            "mcts:sims=28,depth=200,turns=1,rollout=greedy,top=6",
+            vs_greedy=0.5033, games=300, ms_per_decision=4.9),
         "gumbel": SearchPreset(
             "gumbel:n=28,m=7,depth=200,turns=1,rollout=greedy,beta=3,gscale=0,bonus=8,c_scale=2",
             vs_greedy=0.769, games=1000, ms_per_decision=3.8),

@@ -22,10 +22,10 @@ SPEC = GameSpec(
     search_presets={
         "flatmc": SearchPreset(
             "flatmc:n=32,rollout=greedy",
-            vs_greedy=0.6635, games=1000, ms_per_decision=18.5),
+            vs_greedy=0.6635, games=1000, ms_per_decision=8.9),
         "mcts": SearchPreset(
             "mcts:sims=200,rollout=greedy",
-            vs_greedy=0.5933, games=300, ms_per_decision=5.6),
+            vs_greedy=0.575, games=300, ms_per_decision=6.8),
         "gumbel": SearchPreset(
             "gumbel:n=640,nper=32,m=20,rollout=greedy,bonus=4,c_scale=2,gscale=0",
             vs_greedy=0.678, games=1000, ms_per_decision=5.0),
