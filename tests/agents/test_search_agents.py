@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import trafficenvs
+from tests.traffic_jam.positions import hidden_twins
 from trafficenvs.agents.search import SearchPolicy, parse_search_spec
 from trafficenvs.agents.zoo import make_agent
 
@@ -115,18 +116,7 @@ def test_a_search_never_reads_the_other_hands_or_the_deck_order(spec):
     and the deck, and in the deck's order, get the same decisions from the same seed."""
     venv, out = _positions("traffic_jam", 16, 0, num_players=2)
     game = venv.game
-    twin = venv.records.copy()
-    for i in range(16):
-        r = twin[i]
-        opp = 1 - int(out.current_player[i])
-        held = np.flatnonzero(r["hand"][opp])
-        d = int(np.flatnonzero(r["deck"][: r["deck_n"]] != held[0])[0])
-        k_new = int(r["deck"][d])
-        r["hand"][opp][held[0]] -= 1
-        r["hand"][opp][k_new] += 1
-        r["deck"][d] = held[0]
-        r["deck"][: r["deck_n"]] = r["deck"][: r["deck_n"]][::-1].copy()
-    assert not np.array_equal(twin["hand"], venv.records["hand"])
+    twin = hidden_twins(venv.records, out.current_player)
     a = SearchPolicy(game, spec).act(out.observation, out.action_mask, out.current_player,
                                      records=venv.records)
     b = SearchPolicy(game, spec).act(out.observation, out.action_mask, out.current_player,

@@ -82,3 +82,22 @@ def pair(game: TrafficJamGame, car: str, surprise: str) -> int:
 
 def play(venv, action: int):
     return venv.step(np.array([action]))
+
+
+def hidden_twins(records: np.ndarray, current_player: np.ndarray) -> np.ndarray:
+    """Copies of 2-player ``records`` that differ only in what the seat to move cannot
+    see: one card swapped between the opponent's hand and the deck, and the deck's
+    order reversed (a search that never peeks decides the same on both)."""
+    twin = records.copy()
+    for i in range(len(twin)):
+        r = twin[i]
+        opp = 1 - int(current_player[i])
+        held = np.flatnonzero(r["hand"][opp])
+        d = int(np.flatnonzero(r["deck"][: r["deck_n"]] != held[0])[0])
+        k_new = int(r["deck"][d])
+        r["hand"][opp][held[0]] -= 1
+        r["hand"][opp][k_new] += 1
+        r["deck"][d] = held[0]
+        r["deck"][: r["deck_n"]] = r["deck"][: r["deck_n"]][::-1].copy()
+    assert not np.array_equal(twin["hand"], records["hand"])
+    return twin

@@ -509,11 +509,11 @@ def gumbel_search(recs, cfg, seats, masks, n, nper, m, c_visit, c_scale, gscale,
 @batched
 @njit(cache=True, parallel=True)
 def net_start(recs, cfg, seats, masks, n, nper, m, gscale, states, st, work, wmask, ret,
-              logits, score, nodes, edges, cand, gum, sched):
+              logits, score, nodes, edges, cand, gum, sched, evs):
     """Every row's root from the network's prior ``logits`` (B, A) of the root."""
     for i in prange(recs.shape[0]):
         _start(recs, cfg[0], i, seats[i], masks[i], st[i], work, wmask[i], ret[i], (),
-               ret[i], logits[i], score[i], nodes[i], edges[i], cand[i], gum[i], sched[i],
+               evs[i], logits[i], score[i], nodes[i], edges[i], cand[i], gum[i], sched[i],
                states[i], 0.0, 0.0, gscale, n, nper, m, False)
 
 

@@ -123,14 +123,19 @@ class PPOPolicy:
         search reads the legal ones) and the critic's value for the seat to move,
         which a trained critic gives in the results' scale (the learner's reward is
         its result). ``SearchPolicy(game, "gumbel:...", evaluator=p.evaluate)``."""
-        pol = self.policy
         with th.no_grad():
-            obs = th.as_tensor(np.asarray(observation))
-            features = pol.extract_features(obs, pol.pi_features_extractor)
-            logits = actor_logits(pol, pol.mlp_extractor.forward_actor(features),
-                                  observation, action_mask)
-            values = pol.predict_values(obs)
+            obs, logits = self._logits(observation, action_mask)
+            values = self.policy.predict_values(obs)
         return logits.numpy(), values.numpy().reshape(-1)
+
+    def _logits(self, observation: np.ndarray, action_mask: np.ndarray
+                ) -> tuple[th.Tensor, th.Tensor]:
+        """The observations as a tensor and the actor's unmasked logits for them."""
+        pol = self.policy
+        obs = th.as_tensor(np.asarray(observation))
+        features = pol.extract_features(obs, pol.pi_features_extractor)
+        return obs, actor_logits(pol, pol.mlp_extractor.forward_actor(features),
+                                 observation, action_mask)
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
@@ -138,12 +143,8 @@ class PPOPolicy:
         # The actor's logits directly (no torch Categorical: its normalisation over
         # hundreds of actions costs more than the network); illegal actions are
         # pushed to -inf, then argmax, or Gumbel-max for a sample of softmax(logits).
-        pol = self.policy
         with th.no_grad():
-            obs = th.as_tensor(np.asarray(observation))
-            features = pol.extract_features(obs, pol.pi_features_extractor)
-            logits = actor_logits(pol, pol.mlp_extractor.forward_actor(features),
-                                  observation, action_mask)
+            _, logits = self._logits(observation, action_mask)
             mask = th.as_tensor(np.asarray(action_mask, bool))
             logits = logits.masked_fill(~mask, -th.inf)
             if not self.deterministic:

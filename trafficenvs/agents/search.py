@@ -339,7 +339,7 @@ class SearchPolicy:
         G.net_start(recs, cfg, seats, mask, o["n"], o["nper"], o["m"], o["gscale"],
                     self._states[:b], st, s["work"][:b], s["wmask"][:b], s["ret"][:b], logits,
                     s["values"][:b], s["nodes"][:b], s["edges"][:b], s["cand"][:b],
-                    s["gum"][:b], s["sched"][:b])
+                    s["gum"][:b], s["sched"][:b], s["evs"][:b])
         leaf_logits, leaf_values = s["leaf_logits"][:b], s["leaf_values"][:b]
         for _ in range(int(st["n"].max(initial=0))):
             G.net_descend(recs, cfg, mask, o["c_visit"], o["c_scale"], st, s["work"][:b],
