@@ -74,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "train" and args.backend == "rllib":
+            if args.algo != "ppo":
+                raise ValueError("--algo exit trains in this process (its search is the "
+                                 "package's); the rllib backend trains with RLlib's PPO")
             if args.trainer != "sb3":
                 raise ValueError("--trainer batched trains in this process; the rllib "
                                  "backend trains with RLlib's PPO (leave --trainer out)")

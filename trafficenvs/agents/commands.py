@@ -38,7 +38,7 @@ def nonneg_int(text: str) -> int:
 
 
 def add_train_args(p: argparse.ArgumentParser) -> None:
-    from trafficenvs.agents.training import ARCHS, PRECISIONS, TRAINERS, TrainConfig
+    from trafficenvs.agents.training import ALGOS, ARCHS, PRECISIONS, TRAINERS, TrainConfig
 
     d = TrainConfig(game="")
     p.add_argument("game", help="e.g. traffic_jam")
@@ -66,6 +66,18 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="sb3: MaskablePPO through the SB3 bridge; batched: the same PPO "
                         "written for the batched env (faster; mlp network, no --tensorboard "
                         "yet; weights-only checkpoints)")
+    p.add_argument("--algo", choices=ALGOS, default=d.algo,
+                   help="ppo: PPO against --opponents; exit: expert iteration (self-play "
+                        "by the gumbel search with the network at its leaves, the network "
+                        "trained on the search's improved policy and the results; "
+                        "--timesteps counts every seat's decisions)")
+    p.add_argument("--search", default=d.search, metavar="SPEC",
+                   help="--algo exit: the self-play search, a gumbel setting "
+                        "(default gumbel:n=32,m=8)")
+    p.add_argument("--exit-steps", type=positive_int, default=d.exit_steps,
+                   help="--algo exit: moves of every game per iteration")
+    p.add_argument("--buffer", type=positive_int, default=d.buffer,
+                   help="--algo exit: decisions the replay buffer keeps")
     p.add_argument("--arch", choices=ARCHS, default=d.arch,
                    help="network: flat (mlp) or, for jakarta_traffic, plan (moves scored "
                         "by the cells they reach, agents/plan_policy.py)")

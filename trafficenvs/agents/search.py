@@ -35,6 +35,7 @@ spec names (``GameSpec.search_presets``; ``trafficenvs arena GAME --list-agents`
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -88,6 +89,16 @@ def resolve_preset(game: Game, spec: str) -> str:
         if preset is not None:
             return preset.spec
     return spec
+
+
+def strongest_preset(game: Game) -> str | None:
+    """The setting of ``game``'s strongest search preset (the highest measured win
+    share against greedy), or None if it has none: "today's best search", what
+    expert iteration is evaluated against."""
+    gspec = getattr(game, "spec", None)
+    presets = [p for p in (gspec.search_presets.values() if gspec is not None else ())
+               if p.vs_greedy is not None]
+    return max(presets, key=lambda p: p.vs_greedy).spec if presets else None
 
 
 def parse_search_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -254,6 +265,15 @@ class SearchPolicy:
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             current_player: np.ndarray, records: np.ndarray | None = None) -> np.ndarray:
         """The search's move for each row; ``records`` are the rows' games."""
+        with warnings.catch_warnings():
+            # the generator helpers take any record that starts with ``rng_key`` and
+            # ``rng_ctr`` (the games' records and the searches' RNG records share those
+            # offsets); numba compiles them once for both and says so, once per kernel
+            warnings.filterwarnings("ignore", message=".*considered a subtype of Record")
+            return self._act(observation, action_mask, current_player, records)
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray,
+             current_player: np.ndarray, records: np.ndarray | None) -> np.ndarray:
         K = compiled_kernels()
 
         if records is None:

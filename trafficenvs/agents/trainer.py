@@ -269,6 +269,29 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def load_network_weights(net: ActorCritic, game: Game, path: str | Path) -> None:
+    """Load a checkpoint's network into ``net``: a weights-only checkpoint or an SB3 zip
+    of the same game and layer widths (the ``MlpPolicy`` names are this network's).
+    Nothing is unpickled (``agents/checkpoint.py``); a network that does not fit
+    raises ``ValueError``."""
+    from trafficenvs.agents.checkpoint import (
+        checkpoint_format,
+        load_parameters,
+        read_weights,
+    )
+
+    if checkpoint_format(path) == "weights":
+        state = read_weights(path, game)[1]
+    else:
+        state = load_parameters(path).get("policy", {})
+    try:
+        net.load_state_dict(state, strict=True)
+    except RuntimeError as err:  # names or sizes: another network or game
+        raise ValueError(f"--init {path}: its network does not fit this one (another "
+                         f"--net, --arch, game or player count?): "
+                         f"{str(err).splitlines()[0][:200]}") from None
+
+
 # -- the trainer -----------------------------------------------------------------------
 class BatchedPPO:
     """PPO for the learner's seat of ``num_envs`` games at once (see the module).
@@ -564,26 +587,9 @@ class BatchedPPO:
                       "precision": self.precision})
 
     def load_weights(self, path: str | Path) -> None:
-        """Start from a checkpoint's network (``trafficenvs train --init``): a
-        weights-only checkpoint or an SB3 zip of the same game and ``net`` (the
-        ``MlpPolicy`` names are this network's). The weights only: the optimizer
-        starts afresh. A network that does not fit raises ``ValueError``."""
-        from trafficenvs.agents.checkpoint import (
-            checkpoint_format,
-            load_parameters,
-            read_weights,
-        )
-
-        if checkpoint_format(path) == "weights":
-            state = read_weights(path, self.game)[1]
-        else:
-            state = load_parameters(path).get("policy", {})
-        try:
-            self.net.load_state_dict(state, strict=True)
-        except RuntimeError as err:  # names or sizes: another network or game
-            raise ValueError(f"--init {path}: its network does not fit this one (another "
-                             f"--net, --arch, game or player count?): "
-                             f"{str(err).splitlines()[0][:200]}") from None
+        """Start from a checkpoint's network (``trafficenvs train --init``):
+        :func:`load_network_weights`. The weights only: the optimizer starts afresh."""
+        load_network_weights(self.net, self.game, path)
 
     def sb3_policy(self) -> Any:
         """The network as SB3's ``MaskableActorCriticPolicy`` (a copy): what the
@@ -615,5 +621,5 @@ class BatchedPPO:
 
 __all__ = ["ILLEGAL_LOGIT", "PRECISIONS", "ActorCritic", "BatchedPPO", "compute_gae",
            "entropy_from_log_probs", "legal_lists", "listed_log_prob_entropy",
-           "masked_log_prob_entropy", "masked_log_probs", "sample_categorical",
-           "usable_cores"]
+           "load_network_weights", "masked_log_prob_entropy", "masked_log_probs",
+           "sample_categorical", "usable_cores"]

@@ -98,6 +98,16 @@ class TrainConfig:
     #: (``agents/trainer.py``: the same PPO written for the batched env, weights-only
     #: checkpoints; ``agents/batched_training.py`` says which options it takes)
     trainer: str = "sb3"
+    #: the algorithm: "ppo" (either trainer) or "exit" (expert iteration,
+    #: ``agents/exit_training.py``: search with the network in the loop)
+    algo: str = "ppo"
+    #: --algo exit: the self-play search (a gumbel setting; "" the default of
+    #: ``agents/expert_iteration.py``)
+    search: str = ""
+    #: --algo exit: moves of every game per iteration
+    exit_steps: int = 32
+    #: --algo exit: decisions the replay buffer keeps
+    buffer: int = 200_000
     #: the command line that started the run (recorded with the checkpoint)
     command: str = ""
     options: dict[str, Any] = field(default_factory=dict)
@@ -215,6 +225,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     """
     import numba
 
+    if cfg.algo not in ALGOS:
+        raise ValueError(f"--algo must be one of {', '.join(ALGOS)}, got {cfg.algo!r}")
+    if cfg.algo == "exit":
+        from trafficenvs.agents.exit_training import train_exit
+
+        return train_exit(cfg)  # it sets its threads itself, and restores them
     if cfg.trainer not in TRAINERS:
         raise ValueError(f"--trainer must be one of {', '.join(TRAINERS)}, got {cfg.trainer!r}")
     if cfg.trainer == "batched":
@@ -246,6 +262,7 @@ def training_speed(steps: int, wall: float, eval_seconds: float,
 
 ARCHS = ("mlp", "plan")
 TRAINERS = ("sb3", "batched")
+ALGOS = ("ppo", "exit")
 #: the batched trainer's update arithmetic: float32, or the hidden layers in bfloat16
 PRECISIONS = ("fp32", "bf16")
 
@@ -450,6 +467,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["PRECISIONS", "TRAINERS", "TrainConfig", "distil_teacher", "evaluate_player",
+__all__ = ["ALGOS", "PRECISIONS", "TRAINERS", "TrainConfig", "distil_teacher", "evaluate_player",
            "opponent_pool", "potential_weight", "train", "training_speed",
            "write_curve"]

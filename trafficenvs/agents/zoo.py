@@ -2,7 +2,9 @@
 
 ``random`` (uniform legal moves), ``greedy`` (the game's rule-based player),
 ``ppo:PATH`` (a MaskablePPO checkpoint playing its most likely legal move) and
-``ppo-sample:PATH`` (the same checkpoint sampling from its policy), and the search
+``ppo-sample:PATH`` (the same checkpoint sampling from its policy), ``exit:PATH`` (an
+expert-iteration network alone, its most likely legal move: ``agents/expert_iteration.py``;
+the same weights-only format as the batched trainer's), and the search
 agents ``flatmc[:n=64,depth=200,seed=0]`` and ``mcts[:sims=400,c=1.4,depth=100,seed=0]``
 (``agents/search.py``).
 """
@@ -15,7 +17,7 @@ from trafficenvs.agents.greedy import make_greedy
 from trafficenvs.agents.policy import Policy, RandomPolicy
 from trafficenvs.core.game import Game
 
-SPECS = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "flatmc[:n=64,...]",
+SPECS = ("random", "greedy", "ppo:PATH", "ppo-sample:PATH", "exit:PATH", "flatmc[:n=64,...]",
          "mcts[:sims=400,...]", "gumbel[:n=64,m=16,...]")
 
 
@@ -34,16 +36,16 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Policy:
         if seed is not None and "seed=" not in spec:
             agent.seed_rows(seed)
         return agent
-    if sep and kind in ("ppo", "ppo-sample") and path:
+    if sep and kind in ("ppo", "ppo-sample", "exit") and path:
         from trafficenvs.agents.ppo import PPOPolicy
 
         agent = PPOPolicy.load(path, name=f"{kind}:{Path(path).stem}",
-                               deterministic=kind == "ppo", game=game)
+                               deterministic=kind != "ppo-sample", game=game)
         agent.check_fits(game.obs_dim, game.num_actions)
         return agent
     import difflib
 
-    close = difflib.get_close_matches(kind, ["random", "greedy", "ppo", "ppo-sample",
+    close = difflib.get_close_matches(kind, ["random", "greedy", "ppo", "ppo-sample", "exit",
                                              "flatmc", "mcts", "gumbel"], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ValueError(f"unknown agent {spec!r}{hint}; agents are {', '.join(SPECS)}")

@@ -1,0 +1,145 @@
+"""The expert-iteration networks against greedy and today's best search: the ladder.
+
+For every game's shipped ``agents/checkpoints/<game>_exit_2p.zip``, arenas of (2
+players, seats rotated, seed 1, one numba thread):
+
+- the network alone (``exit:PATH``) against greedy, against the game's strongest
+  search preset (``search.strongest_preset``: today's best search agent) and against
+  the shipped PPO model;
+- the network with the search (``gumbel:<its self-play setting>,gscale=0,net=PATH``)
+  against greedy and against the best search::
+
+    python -m benchmarks.exit                      # every game, the default games
+    python -m benchmarks.exit --only traffic_jam --games 200
+    python -m benchmarks.exit --docs               # the README's ladder and the plot
+
+Results merge into ``benchmarks/results/exit.json``; ``--docs`` rewrites the table
+between ``<!-- exit:start -->`` and ``<!-- exit:end -->`` in the README and draws
+``benchmarks/results/exit.png`` from the runs' curves (the ``history`` of
+``agents/checkpoints/<game>_exit_2p.json``: win shares per iteration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from benchmarks.search import markdown, row_key, run_entry
+
+RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = RESULTS.parent.parent
+CHECKPOINTS = ROOT / "agents" / "checkpoints"
+START, END = "<!-- exit:start -->", "<!-- exit:end -->"
+GAMES = ("traffic_jam", "jamming_traffic", "jakarta_traffic")
+#: games per pair: 1000, and 300 where a search at 10+ ms per decision plays both
+#: seats' worth of decisions (Jakarta Traffic: a 1000-game pair of two searches is
+#: about an hour of this machine's CPU)
+DEFAULT_GAMES = {"traffic_jam": 1000, "jamming_traffic": 1000, "jakarta_traffic": 300}
+
+
+def checkpoint(game: str) -> Path:
+    return CHECKPOINTS / f"{game}_exit_2p.zip"
+
+
+def search_with(game: str) -> str:
+    """The network with its search: the run's self-play setting, no root noise."""
+    from trafficenvs.agents.expert_iteration import greedy_search_spec
+
+    summary = json.loads(checkpoint(game).with_suffix(".json").read_text())
+    rel = checkpoint(game).relative_to(ROOT)
+    return f"{greedy_search_spec(summary['search'])},net={rel}"
+
+
+def entries(game: str) -> list[tuple[str, str]]:
+    """(agent, opponent) pairs of ``game``'s ladder."""
+    import trafficenvs
+    from trafficenvs.agents.search import strongest_preset
+
+    best = strongest_preset(trafficenvs.make_game(game, num_players=2))
+    net = f"exit:{checkpoint(game).relative_to(ROOT)}"
+    ppo = f"ppo:{(CHECKPOINTS / f'{game}_2p.zip').relative_to(ROOT)}"
+    search = search_with(game)
+    return [(net, "greedy"), (net, best), (net, ppo), (search, "greedy"), (search, best)]
+
+
+def plot(path: Path) -> Path:
+    """The runs' curves: each game's win shares per self-play decision."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(GAMES), figsize=(5 * len(GAMES), 3.6), squeeze=False)
+    for ax, game in zip(axes[0], GAMES):
+        summary_path = checkpoint(game).with_suffix(".json")
+        ax.set_title(game)
+        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        if not summary_path.exists():
+            continue
+        rows = [r for r in json.loads(summary_path.read_text())["history"]
+                if "net_vs_greedy" in r]
+        for key, style in (("net_vs_greedy", "C0-"), ("net_vs_best_search", "C1-"),
+                           ("search_vs_greedy", "C0--"), ("search_vs_best_search", "C1--")):
+            pts = [(r["decisions"], r[key]) for r in rows if key in r]
+            if pts:
+                ax.plot(*zip(*pts), style, marker="o", ms=3,
+                        label=key.replace("net_", "network ").replace("search_", "network + "
+                                                                       "search ")
+                        .replace("vs_", "vs ").replace("best_search", "best search"))
+        ax.set_xlabel("self-play decisions")
+        ax.set_ylim(0, 1)
+    axes[0][0].set_ylabel("win share (2 players)")
+    axes[0][0].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_docs(rows: list[dict[str, Any]]) -> list[Path]:
+    path = ROOT / "README.md"
+    text = path.read_text()
+    if START not in text or END not in text:
+        return []
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    table = markdown(rows).replace("| search agent |", "| agent |")
+    new = f"{head}{START}\n{table}\n{END}{tail}"
+    if new == text:
+        return []
+    path.write_text(new)
+    return [path]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", nargs="*", default=None, help="games to run")
+    p.add_argument("--games", type=int, default=None, help="games per pair")
+    p.add_argument("--docs", action="store_true",
+                   help="only rewrite the README's ladder and the plot from the results")
+    args = p.parse_args(argv)
+    out = RESULTS / "exit.json"
+    rows = json.loads(out.read_text()) if out.exists() else []
+    if args.docs:
+        for path in write_docs(rows) + [plot(RESULTS / "exit.png")]:
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    for game in GAMES:
+        if (args.only and game not in args.only) or not checkpoint(game).exists():
+            continue
+        for agent, opponent in entries(game):
+            row = run_entry(game, 2, agent, args.games or DEFAULT_GAMES[game], opponent)
+            print(markdown([row]).splitlines()[-1], flush=True)
+            rows = [r for r in rows if row_key(r) != row_key(row)] + [row]
+            rows.sort(key=lambda r: (GAMES.index(r["game"]), r["agent"], r["opponent"]))
+            out.write_text(json.dumps(rows, indent=2) + "\n")
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,196 @@
+"""Expert iteration (``agents/expert_iteration.py``, ``train --algo exit``): the
+decisions it keeps and their targets, that training moves the network to the
+search's improved policy and that the search then uses the new network, its
+determinism, its checkpoints (``exit:PATH``, weights only) and the command on a tiny
+budget."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch as th  # noqa: E402
+
+from trafficenvs.agents.expert_iteration import (  # noqa: E402
+    ExpertIteration,
+    ReplayBuffer,
+    greedy_search_spec,
+    search_spec,
+)
+from trafficenvs.agents.search import strongest_preset  # noqa: E402
+from trafficenvs.agents.zoo import make_agent  # noqa: E402
+from trafficenvs.registry import make_game  # noqa: E402
+
+#: small enough to run in seconds: Traffic Jam's 2-player game is 24 moves
+TINY = {"search": "gumbel:n=4,m=2", "num_envs": 16, "steps_per_iteration": 24,
+        "batch_size": 64, "net": (32, 32)}
+
+
+@pytest.fixture(scope="module")
+def game():
+    return make_game("traffic_jam", num_players=2)
+
+
+@pytest.fixture(scope="module")
+def played(game):
+    """A trainer after one self-play iteration of whole games (24 moves each)."""
+    x = ExpertIteration(game, seed=3, **TINY)
+    x.self_play()
+    return x
+
+
+def test_the_replay_buffer_is_a_ring_that_keeps_the_newest_decisions():
+    b = ReplayBuffer(5, obs_dim=2, num_actions=3, obs_dtype=np.uint8)
+    for start in (0, 3):  # 3 decisions, then 3 more: the first one is overwritten
+        k = np.arange(start, start + 3)
+        b.add(np.stack([k, k], 1).astype(np.uint8), np.ones((3, 3), bool),
+              np.full((3, 3), 1 / 3, np.float32), k.astype(np.float32))
+    assert (b.size, b.pos, b.added) == (5, 1, 6)
+    assert sorted(b.value.tolist()) == [1, 2, 3, 4, 5]
+    b.add(np.zeros((7, 2), np.uint8), np.ones((7, 3), bool), np.zeros((7, 3), np.float32),
+          np.arange(10, 17, dtype=np.float32))  # more than it holds: the newest 5
+    assert sorted(b.value.tolist()) == [12, 13, 14, 15, 16] and b.size == 5
+    with pytest.raises(ValueError, match="room"):
+        ReplayBuffer(0, 2, 3, np.uint8)
+
+
+def test_every_decision_of_a_finished_game_is_kept_with_the_movers_result(played, game):
+    """A 2-player Traffic Jam game is 24 moves (12 per seat) and pays only at its end
+    (+1 the winner, -1 the loser, 0 each in a tie): every kept decision's value is its
+    mover's result, the two seats' are opposite, and one iteration of 24 moves ends
+    every game exactly once."""
+    b = played.buffer
+    assert played.games == TINY["num_envs"] and b.size == 24 * TINY["num_envs"]
+    assert set(np.unique(b.value).tolist()) <= {-1.0, 0.0, 1.0}
+    # each game is 24 consecutive rows; its movers alternate... whoever moves, the
+    # values of a game hold one result per seat
+    for g in range(TINY["num_envs"]):
+        v = b.value[24 * g:24 * (g + 1)]
+        assert v.sum() == 0  # 12 decisions of +r and 12 of -r
+        assert len(np.unique(v)) <= 2
+
+
+def test_the_policy_targets_are_distributions_over_the_legal_moves(played):
+    b = played.buffer
+    p = b.policy[:b.size]
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    assert (p[~b.legal[:b.size]] == 0).all() and (p >= 0).all()
+    # the improved policy is not a one-hot label: some decisions spread it
+    assert (p.max(axis=1) < 0.99).any()
+
+
+def test_training_moves_the_network_to_the_improved_policy_and_the_search_uses_it(game):
+    """Many steps on one buffer: the cross-entropy to the targets falls. The search's
+    evaluator is the trainer's network itself, so the next self-play searches with
+    the trained weights (its priors change with them)."""
+    x = ExpertIteration(game, seed=4, **TINY)
+    x.self_play()
+    obs, mask = x.buffer.obs[:8], x.buffer.legal[:8]
+    before = x.searcher.evaluator(obs, mask)[0].copy()
+    first = x.train(64)["policy_loss"]
+    for _ in range(6):
+        last = x.train(64 * 8)["policy_loss"]
+    assert last < first - 0.05
+    after = x.searcher.evaluator(obs, mask)[0]
+    assert not np.allclose(before, after)
+    with th.no_grad():
+        assert np.allclose(after, x.net(th.from_numpy(obs))[0].numpy())
+
+
+def test_the_same_seed_plays_the_same_games_and_keeps_the_same_targets(game, played):
+    again = ExpertIteration(game, seed=3, **TINY)
+    again.self_play()
+    n = played.buffer.size
+    assert np.array_equal(again.buffer.obs[:n], played.buffer.obs[:n])
+    assert np.array_equal(again.buffer.policy[:n], played.buffer.policy[:n])
+    assert np.array_equal(again.buffer.value[:n], played.buffer.value[:n])
+
+
+def test_the_search_is_a_gumbel_setting_without_its_own_network():
+    assert search_spec("gumbel:n=8") == "gumbel:n=8"
+    for bad, msg in (("flatmc:n=8", "searches with gumbel"),
+                     ("gumbel:n=8,net=x.zip", "leave net= out")):
+        with pytest.raises(ValueError, match=msg):
+            search_spec(bad)
+    # evaluation plays without self-play's root noise unless told otherwise
+    assert greedy_search_spec("gumbel:n=8") == "gumbel:n=8,gscale=0"
+    assert greedy_search_spec("gumbel:n=8,gscale=1") == "gumbel:n=8,gscale=1"
+
+
+def test_the_network_plays_as_exit_path_from_a_weights_only_checkpoint(played, game,
+                                                                       tmp_path):
+    """The checkpoint is a zip of ``config.json`` and ``weights.pt`` (no pickle of
+    objects): the arena's ``exit:PATH`` plays the same moves as the trainer's network."""
+    path = played.save(tmp_path / "tj_exit.zip")
+    with zipfile.ZipFile(path) as z:
+        assert sorted(z.namelist()) == ["config.json", "weights.pt"]
+        config = json.loads(z.read("config.json"))
+    assert config["training"]["algorithm"] == "ExpertIteration"
+    agent = make_agent(f"exit:{path}", game)
+    assert agent.name == "exit:tj_exit"
+    b = played.buffer
+    obs, mask = b.obs[:50], b.legal[:50]
+    moves = agent.act(obs, mask, np.zeros(50, np.int64))
+    logits = played.evaluate(obs, mask)[0]
+    assert np.array_equal(moves, np.where(mask, logits, -np.inf).argmax(axis=1))
+
+
+def test_the_strongest_preset_is_the_one_that_beat_greedy_most(game):
+    presets = game.spec.search_presets
+    best = max(presets.values(), key=lambda p: p.vs_greedy)
+    assert strongest_preset(game) == best.spec
+
+
+def test_train_algo_exit_runs_iterations_evaluates_both_players_and_saves(tmp_path, capsys):
+    """``trafficenvs train --algo exit`` on a tiny budget: the iterations' curve (losses
+    every iteration, both players' win shares at each evaluation), the checkpoint
+    (``exit:PATH`` in the arena) and the summary."""
+    from trafficenvs.cli import main
+
+    out = tmp_path / "tj_exit.zip"
+    assert main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "1500",
+                 "--num-envs", "16", "--exit-steps", "24", "--search", "gumbel:n=4,m=2",
+                 "--net", "32,32", "--batch-size", "64", "--eval-every", "700",
+                 "--eval-games", "10", "--eval-against", "random", "--no-progress",
+                 "--out", str(out)]) == 0
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["iterations"] == 4 and summary["decisions"] == 4 * 16 * 24
+    assert summary["games"] == 4 * 16 and summary["mean_game_moves"] == 24
+    rows = summary["history"]
+    assert [r["iteration"] for r in rows] == [1, 2, 3, 4]
+    assert all("policy_loss" in r and "value_loss" in r for r in rows)
+    evaluated = [r["iteration"] for r in rows if "net_vs_random" in r]
+    assert evaluated == [1, 2, 3, 4] or evaluated == [2, 4]
+    assert set(summary["final_win_share"]) == {"net_vs_random", "search_vs_random"}
+    assert out.with_suffix(".curve.csv").read_text().startswith("iteration,")
+    capsys.readouterr()
+    assert main(["arena", "traffic_jam", "--games", "10", "--agents",
+                 f"random,exit:{out}"]) == 0
+    assert "| exit:tj_exit " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, flag", [(["--opponents", "greedy"], "--opponents"),
+                                         (["--shaping"], "--shaping"),
+                                         (["--search", "mcts"], "searches with gumbel"),
+                                         (["--backend", "rllib"], "rllib backend")])
+def test_train_algo_exit_refuses_ppos_options(extra, flag, capsys):
+    from trafficenvs.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "10", *extra])
+    assert exit_.value.code == 2
+    assert flag in capsys.readouterr().err
+
+
+def test_default_eval_opponents_are_greedy_and_todays_best_search(game):
+    from trafficenvs.agents.exit_training import eval_opponents, opponent_label
+    from trafficenvs.agents.training import TrainConfig
+
+    against = eval_opponents(TrainConfig("traffic_jam"), game)
+    assert against == ["greedy", strongest_preset(game)]
+    assert [opponent_label(a, game) for a in against] == ["greedy", "best_search"]
