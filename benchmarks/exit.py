@@ -7,10 +7,11 @@ players, seats rotated, seed 1, one numba thread):
   search preset (``search.strongest_preset``: today's best search agent) and against
   the shipped PPO model;
 - the network with the search (``gumbel:<its self-play setting>,gscale=0,net=PATH``)
-  against greedy and against the best search::
+  against greedy, the best search and the shipped PPO model::
 
     python -m benchmarks.exit                      # every game, the default games
     python -m benchmarks.exit --only traffic_jam --games 200
+    python -m benchmarks.exit --missing            # only the pairs not in the results
     python -m benchmarks.exit --docs               # the README's ladder and the plot
 
 Results merge into ``benchmarks/results/exit.json``; ``--docs`` rewrites the table
@@ -62,7 +63,8 @@ def entries(game: str) -> list[tuple[str, str]]:
     net = f"exit:{checkpoint(game).relative_to(ROOT)}"
     ppo = f"ppo:{(CHECKPOINTS / f'{game}_2p.zip').relative_to(ROOT)}"
     search = search_with(game)
-    return [(net, "greedy"), (net, best), (net, ppo), (search, "greedy"), (search, best)]
+    return [(net, "greedy"), (net, best), (net, ppo), (search, "greedy"), (search, best),
+            (search, ppo)]
 
 
 def plot(path: Path) -> Path:
@@ -71,6 +73,7 @@ def plot(path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     fig, axes = plt.subplots(1, len(GAMES), figsize=(5 * len(GAMES), 3.6), squeeze=False)
     for ax, game in zip(axes[0], GAMES):
@@ -90,6 +93,7 @@ def plot(path: Path) -> Path:
                                                                        "search ")
                         .replace("vs_", "vs ").replace("best_search", "best search"))
         ax.set_xlabel("self-play decisions")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1e3:.0f} k"))
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("win share (2 players)")
     axes[0][0].legend(fontsize=7, loc="lower right")
@@ -106,7 +110,8 @@ def write_docs(rows: list[dict[str, Any]]) -> list[Path]:
         return []
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    table = markdown(rows).replace("| search agent |", "| agent |")
+    table = (markdown(rows).replace("| search agent |", "| agent |")
+             .replace("win share of the search agent", "win share of the agent"))
     new = f"{head}{START}\n{table}\n{END}{tail}"
     if new == text:
         return []
@@ -118,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="*", default=None, help="games to run")
     p.add_argument("--games", type=int, default=None, help="games per pair")
+    p.add_argument("--missing", action="store_true",
+                   help="only play the pairs that the results do not hold yet")
     p.add_argument("--docs", action="store_true",
                    help="only rewrite the README's ladder and the plot from the results")
     args = p.parse_args(argv)
@@ -131,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     for game in GAMES:
         if (args.only and game not in args.only) or not checkpoint(game).exists():
             continue
+        done = {(r["agent"], r["opponent"]) for r in rows if r["game"] == game}
         for agent, opponent in entries(game):
+            if args.missing and (agent, opponent) in done:
+                continue
             row = run_entry(game, 2, agent, args.games or DEFAULT_GAMES[game], opponent)
             print(markdown([row]).splitlines()[-1], flush=True)
             rows = [r for r in rows if row_key(r) != row_key(row)] + [row]
