@@ -103,6 +103,12 @@ def plot(path: Path) -> Path:
     return path
 
 
+def ladder_table(rows: list[dict[str, Any]]) -> str:
+    """The README's ladder: the search table's columns, headed for any agent."""
+    return (markdown(rows).replace("| search agent |", "| agent |")
+            .replace("win share of the search agent", "win share of the agent"))
+
+
 def write_docs(rows: list[dict[str, Any]]) -> list[Path]:
     path = ROOT / "README.md"
     text = path.read_text()
@@ -110,8 +116,7 @@ def write_docs(rows: list[dict[str, Any]]) -> list[Path]:
         return []
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    table = (markdown(rows).replace("| search agent |", "| agent |")
-             .replace("win share of the search agent", "win share of the agent"))
+    table = ladder_table(rows)
     new = f"{head}{START}\n{table}\n{END}{tail}"
     if new == text:
         return []

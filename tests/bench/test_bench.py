@@ -168,6 +168,28 @@ def test_the_search_tables_in_the_docs_are_the_committed_results():
         assert block == markdown(sel), f"{page}: run python -m benchmarks.search --docs"
 
 
+def test_the_exit_ladder_in_the_readme_is_the_committed_results():
+    """The README's expert-iteration ladder is benchmarks/results/exit.json as it is
+    (rewritten by ``python -m benchmarks.exit --docs``), and every shipped
+    expert-iteration network has its rows: alone and with its search, against greedy."""
+    import json
+    from pathlib import Path
+
+    from benchmarks.exit import END, GAMES, START, ladder_table
+
+    root = Path(__file__).resolve().parents[2]
+    rows = json.loads((root / "benchmarks/results/exit.json").read_text())
+    for r in rows:
+        assert r["ci"][0] <= r["win_share"] <= r["ci"][1]
+    for game in GAMES:
+        agents = {r["agent"].split(":")[0] for r in rows
+                  if r["game"] == game and r["opponent"] == "greedy"}
+        assert agents == {"exit", "gumbel"}, game
+    text = (root / "README.md").read_text()
+    block = text.split(START, 1)[1].split(END, 1)[0]
+    assert block.strip() == ladder_table(rows).strip(), "run python -m benchmarks.exit --docs"
+
+
 def test_the_competing_process_stops_when_the_harness_is_killed():
     """A benchmark killed mid-way (Ctrl-C, kill) must not leave a core spinning."""
     import os
