@@ -143,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     for game in GAMES:
         if (args.only and game not in args.only) or not checkpoint(game).exists():
             continue
-        done = {(r["agent"], r["opponent"]) for r in rows if r["game"] == game}
+        done = {row_key(r) for r in rows}
         for agent, opponent in entries(game):
-            if args.missing and (agent, opponent) in done:
+            if args.missing and (game, 2, agent, opponent) in done:
                 continue
             row = run_entry(game, 2, agent, args.games or DEFAULT_GAMES[game], opponent)
             print(markdown([row]).splitlines()[-1], flush=True)
