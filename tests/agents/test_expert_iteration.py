@@ -194,3 +194,73 @@ def test_default_eval_opponents_are_greedy_and_todays_best_search(game):
     against = eval_opponents(TrainConfig("traffic_jam"), game)
     assert against == ["greedy", strongest_preset(game)]
     assert [opponent_label(a, game) for a in against] == ["greedy", "best_search"]
+
+
+@pytest.fixture(scope="module")
+def plan_trainer():
+    """Jakarta Traffic's plan network with its greedy prior (``beta`` 5) in the loop,
+    on games cut at 6 moves a seat so that a few iterations finish some."""
+    jk = make_game("jakarta_traffic", num_players=2)
+    x = ExpertIteration(jk, search="gumbel:n=4,m=2", num_envs=8, steps_per_iteration=12,
+                        batch_size=32, net=(16, 16), arch="plan", prior_beta=5.0, seed=2,
+                        max_cycles=6)
+    x.self_play()
+    return x
+
+
+def test_the_plan_networks_leaves_carry_its_greedy_priors_bonus(plan_trainer):
+    """The search's evaluator is the whole policy: the network's logits plus ``beta``
+    at the greedy player's move (a flat network could not learn Jakarta Traffic's
+    route planning, the plan network with this prior is the shipped PPO model's)."""
+    x = plan_trainer
+    assert x.buffer.size > 0 and x.games > 0
+    obs, legal = x.buffer.obs[:16], x.buffer.legal[:16]
+    with_prior = x.evaluate(obs, legal)[0]
+    greedy = x.net.prior.moves(obs, legal)
+    beta = x.net.prior.beta.item()
+    with th.no_grad():
+        x.net.prior.beta.fill_(0.0)
+        try:
+            bare = x.evaluate(obs, legal)[0]
+        finally:
+            x.net.prior.beta.fill_(beta)
+    bonus = with_prior - bare
+    rows = np.arange(16)
+    np.testing.assert_allclose(bonus[rows, greedy], 5.0, atol=1e-5)
+    bonus[rows, greedy] = 0.0
+    assert np.abs(bonus).max() < 1e-5
+
+
+def test_the_plan_network_trains_its_prior_too_and_plays_as_exit_path(plan_trainer,
+                                                                       tmp_path):
+    """Training reaches the prior's ``beta``; the checkpoint is the MaskablePPO zip
+    (read without unpickling), which ``exit:PATH`` plays with the trainer's moves and
+    ``--init`` loads back into a new trainer unchanged."""
+    from trafficenvs.agents.checkpoint import checkpoint_format
+
+    x = plan_trainer
+    beta = x.net.prior.beta.item()
+    stats = x.train(256)
+    assert np.isfinite(stats["policy_loss"]) and x.net.prior.beta.item() != beta
+    path = x.save(tmp_path / "jk_exit.zip")
+    assert checkpoint_format(path) != "weights"
+    jk = x.game
+    agent = make_agent(f"exit:{path}", jk)
+    obs, legal = x.buffer.obs[:20], x.buffer.legal[:20]
+    logits = x.evaluate(obs, legal)[0]
+    moves = agent.act(obs, legal, np.zeros(20, np.int64))
+    assert np.array_equal(moves, np.where(legal, logits, -np.inf).argmax(axis=1))
+    again = ExpertIteration(jk, search="gumbel:n=4,m=2", num_envs=8, net=(16, 16),
+                            arch="plan", prior_beta=1.0, seed=9)
+    again.load_weights(path)
+    np.testing.assert_allclose(again.evaluate(obs, legal)[0], logits, rtol=1e-5, atol=1e-5)
+    assert again.net.prior.beta.item() == pytest.approx(x.net.prior.beta.item())
+
+
+def test_the_plan_network_is_refused_where_it_does_not_fit(game):
+    with pytest.raises(ValueError, match="no plan features"):
+        ExpertIteration(game, arch="plan", **{k: v for k, v in TINY.items() if k != "net"})
+    with pytest.raises(ValueError, match="needs arch='plan'"):
+        ExpertIteration(game, prior_beta=3.0, **TINY)
+    with pytest.raises(ValueError, match="--arch must be one of"):
+        ExpertIteration(game, arch="conv", **TINY)

@@ -299,3 +299,34 @@ def test_a_shipped_network_searches_at_the_leaves_through_net():
     assert np.isfinite(values).all() and (np.abs(values) < 2).all()
     with pytest.raises(ValueError, match="both given"):
         SearchPolicy(venv.game, f"gumbel:net={path}", evaluator=LinearNet(venv.game))
+
+
+@pytest.mark.parametrize("with_net", [False, True], ids=["compiled", "network"])
+def test_the_parallel_builds_decide_as_the_serial_ones_on_a_batch_of_256(with_net):
+    """At 256 rows and more, with more than one numba thread, the search's loops run
+    their parallel (``prange``) builds first. Those must compile (a loop variable
+    named ``sched`` once clashed with the argument numba's parallel lowering adds, so
+    every network search on two threads failed to compile) and decide row by row as the
+    serial builds do (each row draws from its own generator)."""
+    import numba
+
+    from trafficenvs.core.threads import SERIAL_BELOW
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread: the parallel builds never run")
+    n = SERIAL_BELOW
+    venv, out = _random_positions("traffic_jam", n, 3, num_players=2)
+    game = venv.game
+    spec = "gumbel:n=8,m=4" + ("" if with_net else ",nper=2,rollout=greedy")
+    evaluator = LinearNet(game) if with_net else None
+    before = numba.get_num_threads()
+    moves = {}
+    try:
+        for threads in (2, 1):
+            numba.set_num_threads(threads)
+            search = SearchPolicy(game, spec, evaluator=evaluator)
+            moves[threads] = search.act(out.observation, out.action_mask,
+                                        out.current_player, records=venv.records)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(moves[2], moves[1])

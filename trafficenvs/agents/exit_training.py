@@ -12,8 +12,10 @@ the first iteration, as the PPO trainers do). Every ``--eval-every`` decisions (
 the end) the network alone (``learner``) and the network with the search
 (``learner+search``: the self-play setting without its root noise) play
 ``--eval-games`` games against each of ``--eval-against`` (default: greedy and the
-game's strongest search preset). Options that belong to PPO (opponents, rollouts,
-entropy, shaping, the plan network) are refused, not ignored.
+game's strongest search preset). ``--arch plan`` (and ``--prior-beta``) trains the
+plan network (Jakarta Traffic; ``--init`` the shipped PPO model of that network).
+Options that belong to PPO (opponents, rollouts, entropy, shaping) are refused, not
+ignored.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
 #: PPO's options, which expert iteration has no use for: refused when set
 PPO_ONLY = {"opponents": "--opponents", "n_steps": "--n-steps", "ent_coef": "--ent-coef",
-            "arch": "--arch", "prior_beta": "--prior-beta", "tensorboard": "--tensorboard",
+            "tensorboard": "--tensorboard",
             "shaping": "--shaping", "potential": "--potential", "precision": "--precision",
             "trainer": "--trainer"}
 
@@ -106,7 +108,8 @@ def train_exit(cfg: TrainConfig) -> dict[str, Any]:
             steps_per_iteration=cfg.exit_steps, buffer_size=cfg.buffer,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
             learning_rate=cfg.learning_rate, net=cfg.net, seed=cfg.seed,
-            torch_threads=cfg.torch_threads, update_threads=cfg.update_threads)
+            torch_threads=cfg.torch_threads, update_threads=cfg.update_threads,
+            arch=cfg.arch, prior_beta=cfg.prior_beta)
         against = eval_opponents(cfg, game)
         return _run(trainer, cfg, game, against, out, distil_teacher, write_curve)
     finally:
@@ -117,16 +120,13 @@ def train_exit(cfg: TrainConfig) -> dict[str, Any]:
 
 def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Path,
          distil_teacher: Any, write_curve: Any) -> dict[str, Any]:
-    from trafficenvs.agents.checkpoint import sb3_policy
-
     if cfg.init:
         trainer.load_weights(cfg.init)
     history: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     distil_seconds = 0.0
     if cfg.teacher:  # the PPO routes' distillation, on an SB3 copy of the network
-        student = SimpleNamespace(policy=sb3_policy(trainer.config(),
-                                                    trainer.net.state_dict(), game))
+        student = SimpleNamespace(policy=trainer.sb3_policy())
         distil_teacher(student, cfg, game, against, history, t0, out)
         trainer.net.load_state_dict(student.policy.state_dict(), strict=True)
         distil_seconds = time.perf_counter() - t0

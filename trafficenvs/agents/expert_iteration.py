@@ -20,12 +20,18 @@ loop) puts the search in the learning loop:
    the value;
 4. the next iteration searches with the new network.
 
-The network is the batched trainer's :class:`~trafficenvs.agents.trainer.ActorCritic`
-(SB3's ``MlpPolicy`` shape), its checkpoints the weights-only format: the arena
-plays the network alone as ``exit:PATH`` (or ``ppo:PATH``), and
+The network (``arch="mlp"``) is the batched trainer's
+:class:`~trafficenvs.agents.trainer.ActorCritic` (SB3's ``MlpPolicy`` shape), its
+checkpoints the weights-only format. ``arch="plan"`` (Jakarta Traffic) is the SB3
+route's plan network (``agents/plan_policy.py``; with ``prior_beta`` its greedy prior,
+``agents/prior_policy.py``), held in a MaskablePPO model whose zip is the checkpoint
+(read without unpickling, ``agents/checkpoint.py``): a flat network could not learn
+that game's route planning (it lost to greedy 0.98 of its games after expert
+iteration), the plan network with the prior is the shipped PPO model's. Either way the
+arena plays the network alone as ``exit:PATH`` (or ``ppo:PATH``), and
 ``gumbel:...,net=PATH`` searches with it. ``--init`` starts from a PPO checkpoint of
-the same network (the shipped Traffic Jam and Jamming Traffic models), ``--teacher``
-distils an agent first (as the PPO trainers do).
+the same network (the shipped models), ``--teacher`` distils an agent first (as the
+PPO trainers do).
 
 Curves per iteration (evaluations every ``eval_every`` decisions): the network alone
 (``learner``) and the network with the search (``learner+search``) against each
@@ -120,6 +126,9 @@ class ExpertIteration:
     minibatches of ``batch_size`` drawn from the buffer. ``torch_threads`` during
     self-play (default 1, next to numba's compiled search) and ``update_threads``
     during training (0: every usable core), as the batched PPO trainer chooses them.
+    ``arch``: ``"mlp"`` (the flat network, hidden widths ``net``) or ``"plan"`` (the
+    plan network with ``net`` after its features, and the greedy prior when
+    ``prior_beta`` is given; Jakarta Traffic), see the module.
     """
 
     def __init__(self, game: Game | str, search: str = DEFAULT_SEARCH, num_envs: int = 256,
@@ -128,7 +137,8 @@ class ExpertIteration:
                  vf_coef: float = 1.0, max_grad_norm: float = 0.5,
                  net: Sequence[int] = (128, 128), seed: int = 0, num_players: int | None = None,
                  torch_threads: int | None = 1, update_threads: int | None = 0,
-                 max_cycles: int | None = None):
+                 max_cycles: int | None = None, arch: str = "mlp",
+                 prior_beta: float | None = None):
         for label, v in (("num_envs", num_envs), ("steps_per_iteration", steps_per_iteration),
                          ("batch_size", batch_size), ("n_epochs", n_epochs)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -149,8 +159,18 @@ class ExpertIteration:
         self.update_threads = usable_cores() if update_threads == 0 else update_threads
         self.generator = th.Generator().manual_seed(self.seed)
         g = self.game
-        self.net = ActorCritic(g.observation_box(), g.num_actions, net,
-                               generator=self.generator)
+        self.arch = arch
+        #: the MaskablePPO model holding the plan network (None for the flat one)
+        self.model: Any = None
+        if arch == "mlp":
+            if prior_beta is not None:
+                raise ValueError("the greedy prior (prior_beta) needs arch='plan'")
+            self.net: nn.Module = ActorCritic(g.observation_box(), g.num_actions, net,
+                                              generator=self.generator)
+        else:  # refuses an unknown arch, or a game without plan features
+            self.model = plan_model(g, net, prior_beta, self.seed, arch)
+            self.net = self.model.policy
+        self.net_widths = tuple(int(w) for w in net)
         self.optimizer = th.optim.Adam(self.net.parameters(), lr=learning_rate, eps=1e-5)
         self.buffer = ReplayBuffer(buffer_size, g.obs_dim, g.num_actions, g.obs_dtype)
         self.searcher = SearchPolicy(g, self.search_spec, name="self-play",
@@ -172,11 +192,18 @@ class ExpertIteration:
         self.stats: dict[str, float] = {}
 
     # -- the network as the search's evaluator ---------------------------------------
+    def forward(self, observation: np.ndarray, action_mask: np.ndarray
+                ) -> tuple[th.Tensor, th.Tensor]:
+        """The network's unmasked logits ``(B, A)`` and values ``(B,)`` (with grad
+        unless called under ``no_grad``): the plan network's with its prior's bonus,
+        which needs the legal moves."""
+        return network_outputs(self.net, observation, action_mask)
+
     def evaluate(self, observation: np.ndarray, action_mask: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
         """The current network's ``(logits, values)`` for the seats to move."""
         with th.no_grad():
-            logits, values = self.net(th.from_numpy(np.ascontiguousarray(observation)))
+            logits, values = self.forward(observation, action_mask)
         return logits.numpy(), values.numpy()
 
     # -- self-play -------------------------------------------------------------------
@@ -240,11 +267,12 @@ class ExpertIteration:
         cross-entropy of the masked policy to the improved policy, the value's squared
         error, and the share of rows where the network's favourite is the target's."""
         b = self.buffer
-        obs = th.from_numpy(b.obs[idx.numpy()])
-        illegal = ~th.from_numpy(b.legal[idx.numpy()])
-        target = th.from_numpy(b.policy[idx.numpy()])
-        z = th.from_numpy(b.value[idx.numpy()])
-        logits, values = self.net(obs)
+        rows = idx.numpy()
+        legal = b.legal[rows]
+        illegal = ~th.from_numpy(legal)
+        target = th.from_numpy(b.policy[rows])
+        z = th.from_numpy(b.value[rows])
+        logits, values = self.forward(b.obs[rows], legal)
         logp = masked_log_probs(logits, illegal)
         policy_loss = -(target * logp.masked_fill(illegal, 0.0)).sum(dim=1).mean()
         value_loss = F.mse_loss(values, z)
@@ -292,39 +320,62 @@ class ExpertIteration:
         return {"iteration": self.iteration, **played, **stats}
 
     # -- players and checkpoints ------------------------------------------------------
+    def training_info(self) -> dict[str, Any]:
+        """How the network was trained (a checkpoint's ``training``)."""
+        return {"algorithm": "ExpertIteration", "search": self.search_spec,
+                "arch": self.arch, "iterations": self.iteration,
+                "decisions": self.decisions, "games": self.games,
+                "num_envs": self.num_envs, "steps_per_iteration": self.steps_per_iteration,
+                "buffer_size": self.buffer.capacity, "batch_size": self.batch_size,
+                "n_epochs": self.n_epochs, "learning_rate": self.learning_rate,
+                "vf_coef": self.vf_coef, "seed": self.seed}
+
     def config(self) -> dict[str, Any]:
-        """What :meth:`save` writes as ``config.json``."""
+        """What :meth:`save` writes as ``config.json`` (the flat network's
+        weights-only checkpoint; the plan network's zip has SB3's own fields)."""
         from trafficenvs.agents.checkpoint import weights_config
 
-        return weights_config(
-            self.game, self.net.net,
-            training={"algorithm": "ExpertIteration", "search": self.search_spec,
-                      "iterations": self.iteration, "decisions": self.decisions,
-                      "games": self.games, "num_envs": self.num_envs,
-                      "steps_per_iteration": self.steps_per_iteration,
-                      "buffer_size": self.buffer.capacity, "batch_size": self.batch_size,
-                      "n_epochs": self.n_epochs, "learning_rate": self.learning_rate,
-                      "vf_coef": self.vf_coef, "seed": self.seed})
+        if self.model is not None:
+            raise ValueError("the plan network is saved as its MaskablePPO zip, which has "
+                             "no weights-only config")
+        return weights_config(self.game, self.net_widths, training=self.training_info())
 
     def save(self, path: str | Path) -> Path:
-        """The network as a weights-only checkpoint (``exit:PATH``; runs no code)."""
-        from trafficenvs.agents.checkpoint import write_weights
+        """The network as a checkpoint that runs no code when loaded (``exit:PATH``):
+        weights-only for the flat network, the MaskablePPO zip for the plan network
+        (its loader reads it without unpickling)."""
+        if self.model is None:
+            from trafficenvs.agents.checkpoint import write_weights
 
-        return write_weights(path, self.config(), self.net.state_dict())
+            return write_weights(path, self.config(), self.net.state_dict())
+        path = Path(path)
+        self.model.save(path)
+        return path
 
     def load_weights(self, path: str | Path) -> None:
         """Start from a checkpoint's network (weights-only or an SB3 zip of the same
-        game and ``net``)."""
+        game, ``arch`` and ``net``)."""
+        if self.model is not None:
+            from trafficenvs.agents.plan_policy import load_plan_init
+
+            load_plan_init(self.model, str(path))
+            return
         from trafficenvs.agents.trainer import load_network_weights
 
         load_network_weights(self.net, self.game, path)
 
-    def policy(self, name: str = "learner") -> PPOPolicy:
-        """The network alone as a player (argmax over the legal moves; a copy)."""
+    def sb3_policy(self) -> Any:
+        """An SB3 policy with the network's weights (a copy; distillation and
+        :meth:`policy` use it)."""
+        if self.model is not None:
+            return copy.deepcopy(self.net)
         from trafficenvs.agents.checkpoint import sb3_policy
 
-        return PPOPolicy(sb3_policy(self.config(), self.net.state_dict(), self.game),
-                         name=name)
+        return sb3_policy(self.config(), self.net.state_dict(), self.game)
+
+    def policy(self, name: str = "learner") -> PPOPolicy:
+        """The network alone as a player (argmax over the legal moves; a copy)."""
+        return PPOPolicy(self.sb3_policy(), name=name)
 
     def search_player(self, name: str = "learner+search", spec: str | None = None
                       ) -> SearchPolicy:
@@ -335,12 +386,54 @@ class ExpertIteration:
         def evaluate(observation: np.ndarray, action_mask: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
             with th.no_grad():
-                logits, values = frozen(th.from_numpy(np.ascontiguousarray(observation)))
+                logits, values = network_outputs(frozen, observation, action_mask)
             return logits.numpy(), values.numpy()
 
         return SearchPolicy(self.game, search_spec(spec or greedy_search_spec(self.search_spec)),
                             name=name, evaluator=evaluate)
 
 
+def network_outputs(net: nn.Module, observation: np.ndarray, action_mask: np.ndarray
+                    ) -> tuple[th.Tensor, th.Tensor]:
+    """Unmasked logits ``(B, A)`` and values ``(B,)`` of ``net``: the flat
+    :class:`ActorCritic` from the observations alone, an SB3 policy (the plan network)
+    through its features, latents and :func:`~trafficenvs.agents.ppo.actor_logits`
+    (which adds its greedy prior's bonus, computed from the observations and legal
+    moves)."""
+    obs = th.from_numpy(np.ascontiguousarray(observation))
+    if isinstance(net, ActorCritic):
+        return net(obs)
+    from trafficenvs.agents.ppo import actor_logits
+
+    features = net.extract_features(obs)
+    if net.share_features_extractor:
+        latent_pi, latent_vf = net.mlp_extractor(features)
+    else:
+        latent_pi = net.mlp_extractor.forward_actor(features[0])
+        latent_vf = net.mlp_extractor.forward_critic(features[1])
+    logits = actor_logits(net, latent_pi, observation, action_mask)
+    return logits, net.value_net(latent_vf).reshape(-1)
+
+
+def plan_model(game: Game, net: Sequence[int], prior_beta: float | None, seed: int,
+               arch: str = "plan") -> Any:
+    """A MaskablePPO model with the SB3 route's plan network for ``game`` (and its
+    greedy prior when ``prior_beta`` is given), built as ``trafficenvs train --arch
+    plan`` builds it; expert iteration trains its policy and saves its zip. Its env
+    (one game against random) only gives SB3 the spaces: nothing is played in it."""
+    from sb3_contrib import MaskablePPO
+
+    from trafficenvs.agents.policy import RandomPolicy
+    from trafficenvs.agents.sb3_bridge import SelfPlayVecEnv
+    from trafficenvs.agents.training import TrainConfig, policy_network
+
+    cfg = TrainConfig(game=game.name, players=game.num_players, net=tuple(net), arch=arch,
+                      prior_beta=prior_beta)
+    policy, policy_kwargs = policy_network(cfg, game.name)
+    env = SelfPlayVecEnv(game, 1, [RandomPolicy(seed)], seed=seed)
+    return MaskablePPO(policy, env, policy_kwargs=policy_kwargs, seed=seed, verbose=0,
+                       device="cpu")
+
+
 __all__ = ["DEFAULT_SEARCH", "ExpertIteration", "ReplayBuffer", "greedy_search_spec",
-           "search_spec"]
+           "network_outputs", "plan_model", "search_spec"]

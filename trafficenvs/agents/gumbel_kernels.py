@@ -346,7 +346,7 @@ DONE, EXPAND, VALUE = 0, 1, 2
 
 @kernel(inline="never")
 def _start(recs, c0, i, seat, mask, st, work, m_, ret, gs, evs, lg, score, nd, ed, cand,
-           gum, sched, state, bonus, beta, gscale, n, nper, m, compiled):
+           gum, halving, state, bonus, beta, gscale, n, nper, m, compiled):
     """Row ``i``'s root: its prior logits (the compiled ones, or the network's that
     ``lg`` already holds), Gumbel-top-``m`` candidates, its edges and its schedule."""
     st.base = rng_next(state)
@@ -370,7 +370,7 @@ def _start(recs, c0, i, seat, mask, st, work, m_, ret, gs, evs, lg, score, nd, e
     for e in range(n_edges):  # the edges keep the prior's logit, not its + g
         ed[e].logit = lg[ed[e].act]
     st.n = 0 if ncand == 0 else (n if nper <= 0 else max(1, min(n, nper * n_edges)))
-    schedule(ncand, st.n, sched)
+    schedule(ncand, st.n, halving)
     st.n_nodes = 1
     st.n_edges = n_edges
     st.ncand = ncand
@@ -378,7 +378,7 @@ def _start(recs, c0, i, seat, mask, st, work, m_, ret, gs, evs, lg, score, nd, e
 
 
 @kernel(inline="never")
-def _descend(recs, c0, i, mask, st, work, m_, ret, nd, ed, path, cand, gum, sched, score,
+def _descend(recs, c0, i, mask, st, work, m_, ret, nd, ed, path, cand, gum, halving, score,
              c_visit, c_scale):
     """One simulation of row ``i`` from the root down to where it needs an evaluation:
     ``DONE`` (the game ended: ``ret`` holds the result), ``EXPAND`` (a new node, whose
@@ -387,7 +387,7 @@ def _descend(recs, c0, i, mask, st, work, m_, ret, nd, ed, path, cand, gum, sche
     nplayers = ret.shape[0]
     for a in range(mask.shape[0]):
         m_[a] = mask[a]
-    e = _root_pick(nd, ed, cand, st.ncand, gum, sched[st.sim], m_, c_visit, c_scale,
+    e = _root_pick(nd, ed, cand, st.ncand, gum, halving[st.sim], m_, c_visit, c_scale,
                    score)
     # common random numbers: the k-th visit of every candidate, the k-th draw
     work[i] = recs[i]
@@ -473,7 +473,7 @@ def _finish(mask, st, m_, nd, ed, cand, gum, score, c_visit, c_scale, policy):
 @njit(cache=True, parallel=True)
 def gumbel_search(recs, cfg, seats, masks, n, nper, m, c_visit, c_scale, gscale, bonus,
                   beta, width, depth, turns, states, st, work, wmask, ret, logits, score,
-                  nodes, edges, path, cand, gum, sched, gs, rgs, reuse, evs, out, policy):
+                  nodes, edges, path, cand, gum, halving, gs, rgs, reuse, evs, out, policy):
     """For each row: the Gumbel search of the module with the compiled evaluator;
     ``out[i]`` the move, ``policy[i]`` the improved policy over the legal moves.
 
@@ -481,7 +481,7 @@ def gumbel_search(recs, cfg, seats, masks, n, nper, m, c_visit, c_scale, gscale,
     ``n``). Scratch per row: ``st`` (B,) of ``STATE``, ``work`` records,
     ``wmask``/``logits``/``score`` (B, A), ``ret`` (B, N), ``nodes`` (B, n + 1) of
     ``NODE``, ``edges`` (B, E) of ``EDGE`` with E = the root's actions plus ``n``
-    times ``width`` (or A), ``path`` (B, n + 1), ``cand``/``gum`` (B, m), ``sched``
+    times ``width`` (or A), ``path`` (B, n + 1), ``cand``/``gum`` (B, m), ``halving``
     (B, n), ``evs`` (B, EVAL_SCRATCH); ``gs`` the rule-based player's scratch for the
     prior (``()``: uniform priors), ``rgs`` the rollouts' (``()``: random moves);
     ``reuse``: the two are the same player (a new leaf's prior move is its rollout's
@@ -489,11 +489,11 @@ def gumbel_search(recs, cfg, seats, masks, n, nper, m, c_visit, c_scale, gscale,
     for i in prange(recs.shape[0]):
         c0 = cfg[0]
         _start(recs, c0, i, seats[i], masks[i], st[i], work, wmask[i], ret[i], gs, evs[i],
-               logits[i], score[i], nodes[i], edges[i], cand[i], gum[i], sched[i],
+               logits[i], score[i], nodes[i], edges[i], cand[i], gum[i], halving[i],
                states[i], bonus, beta, gscale, n, nper, m, True)
         for _ in range(st[i].n):
             status = _descend(recs, c0, i, masks[i], st[i], work, wmask[i], ret[i],
-                              nodes[i], edges[i], path[i], cand[i], gum[i], sched[i],
+                              nodes[i], edges[i], path[i], cand[i], gum[i], halving[i],
                               score[i], c_visit, c_scale)
             _compiled_leaf(status, work[i], c0, i, st[i], wmask[i], logits[i], gs, rgs,
                            reuse, bonus, width, nodes[i], edges[i], depth, turns, states[i],
@@ -509,18 +509,18 @@ def gumbel_search(recs, cfg, seats, masks, n, nper, m, c_visit, c_scale, gscale,
 @batched
 @njit(cache=True, parallel=True)
 def net_start(recs, cfg, seats, masks, n, nper, m, gscale, states, st, work, wmask, ret,
-              logits, score, nodes, edges, cand, gum, sched, evs):
+              logits, score, nodes, edges, cand, gum, halving, evs):
     """Every row's root from the network's prior ``logits`` (B, A) of the root."""
     for i in prange(recs.shape[0]):
         _start(recs, cfg[0], i, seats[i], masks[i], st[i], work, wmask[i], ret[i], (),
-               evs[i], logits[i], score[i], nodes[i], edges[i], cand[i], gum[i], sched[i],
+               evs[i], logits[i], score[i], nodes[i], edges[i], cand[i], gum[i], halving[i],
                states[i], 0.0, 0.0, gscale, n, nper, m, False)
 
 
 @batched
 @njit(cache=True, parallel=True)
 def net_descend(recs, cfg, masks, c_visit, c_scale, st, work, wmask, ret, score, nodes,
-                edges, path, cand, gum, sched, obs):
+                edges, path, cand, gum, halving, obs):
     """One simulation's descent in every row that has simulations left: ``st.status``
     says what it needs (-1: nothing, the row is done); a leaf's observation for the
     seat to move there goes to ``obs[i]`` and its legal moves are ``wmask[i]``."""
@@ -529,7 +529,7 @@ def net_descend(recs, cfg, masks, c_visit, c_scale, st, work, wmask, ret, score,
             st[i].status = -1
             continue
         status = _descend(recs, cfg[0], i, masks[i], st[i], work, wmask[i], ret[i],
-                          nodes[i], edges[i], path[i], cand[i], gum[i], sched[i], score[i],
+                          nodes[i], edges[i], path[i], cand[i], gum[i], halving[i], score[i],
                           c_visit, c_scale)
         st[i].status = status
         if status != DONE:

@@ -239,7 +239,7 @@ class SearchPolicy:
             s["gum"] = np.zeros((b, o["m"]), np.float64)
             s["logits"] = np.zeros((b, a), np.float64)
             s["policy"] = np.zeros((b, a), np.float64)
-            s["sched"] = np.zeros((b, n), np.int64)
+            s["halving"] = np.zeros((b, n), np.int64)
             s["st"] = np.zeros(b, K.STATE)
             s["obs"] = np.zeros((b, g.obs_dim), g.obs_dtype)
             s["leaf_logits"] = np.zeros((b, a), np.float64)
@@ -314,7 +314,7 @@ class SearchPolicy:
                             o["depth"], o["turns"], self._states[:b], s["st"][:b],
                             s["work"][:b], s["wmask"][:b], s["ret"][:b], s["logits"][:b],
                             s["values"][:b], s["nodes"][:b], s["edges"][:b],
-                            s["path"][:b], s["cand"][:b], s["gum"][:b], s["sched"][:b],
+                            s["path"][:b], s["cand"][:b], s["gum"][:b], s["halving"][:b],
                             s["pgs"], s["gs"],
                             self.prior_player is not None
                             and self.prior_player is self.rollout_player,
@@ -359,13 +359,13 @@ class SearchPolicy:
         G.net_start(recs, cfg, seats, mask, o["n"], o["nper"], o["m"], o["gscale"],
                     self._states[:b], st, s["work"][:b], s["wmask"][:b], s["ret"][:b], logits,
                     s["values"][:b], s["nodes"][:b], s["edges"][:b], s["cand"][:b],
-                    s["gum"][:b], s["sched"][:b], s["evs"][:b])
+                    s["gum"][:b], s["halving"][:b], s["evs"][:b])
         leaf_logits, leaf_values = s["leaf_logits"][:b], s["leaf_values"][:b]
         for _ in range(int(st["n"].max(initial=0))):
             G.net_descend(recs, cfg, mask, o["c_visit"], o["c_scale"], st, s["work"][:b],
                           s["wmask"][:b], s["ret"][:b], s["values"][:b], s["nodes"][:b],
                           s["edges"][:b], s["path"][:b], s["cand"][:b], s["gum"][:b],
-                          s["sched"][:b], s["obs"][:b])
+                          s["halving"][:b], s["obs"][:b])
             rows = np.flatnonzero(st["status"] > 0)
             if rows.size:
                 lg, v = self._evaluate(s["obs"][rows], s["wmask"][rows])

@@ -274,7 +274,7 @@ def potential_weight(start: float, until: float, n: int, total: int) -> float:
     return start * max(0.0, 1.0 - n / (until * total))
 
 
-def _network(cfg: TrainConfig, name: str) -> tuple[Any, dict]:
+def policy_network(cfg: TrainConfig, name: str) -> tuple[Any, dict]:
     """MaskablePPO's ``policy`` and ``policy_kwargs`` for ``cfg.arch``."""
     from trafficenvs.agents.ppo import DEFAULT_POLICY_KWARGS
 
@@ -314,7 +314,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     # argument checks of torch distributions cost ~10% of training time here
     th.distributions.Distribution.set_default_validate_args(False)
     name = game_name(cfg.game)
-    policy, policy_kwargs = _network(cfg, name)  # refuses a bad --arch/--prior-beta first
+    policy, policy_kwargs = policy_network(cfg, name)  # refuses a bad --arch/--prior-beta first
     out = Path(cfg.out or default_out(name, cfg.players, cfg.seed))
     out.parent.mkdir(parents=True, exist_ok=True)
     options = dict(cfg.options)
@@ -468,5 +468,5 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
 
 
 __all__ = ["ALGOS", "PRECISIONS", "TRAINERS", "TrainConfig", "distil_teacher", "evaluate_player",
-           "opponent_pool", "potential_weight", "train", "training_speed",
+           "opponent_pool", "policy_network", "potential_weight", "train", "training_speed",
            "write_curve"]
