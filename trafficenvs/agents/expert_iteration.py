@@ -51,7 +51,7 @@ import torch as th
 from torch import nn
 from torch.nn import functional as F
 
-from trafficenvs.agents.ppo import PPOPolicy
+from trafficenvs.agents.ppo import PPOPolicy, policy_outputs
 from trafficenvs.agents.search import SearchPolicy, parse_search_spec
 from trafficenvs.agents.trainer import ActorCritic, masked_log_probs, usable_cores
 from trafficenvs.core.game import Game
@@ -397,22 +397,11 @@ def network_outputs(net: nn.Module, observation: np.ndarray, action_mask: np.nda
                     ) -> tuple[th.Tensor, th.Tensor]:
     """Unmasked logits ``(B, A)`` and values ``(B,)`` of ``net``: the flat
     :class:`ActorCritic` from the observations alone, an SB3 policy (the plan network)
-    through its features, latents and :func:`~trafficenvs.agents.ppo.actor_logits`
-    (which adds its greedy prior's bonus, computed from the observations and legal
-    moves)."""
-    obs = th.from_numpy(np.ascontiguousarray(observation))
+    through :func:`~trafficenvs.agents.ppo.policy_outputs` (which adds its greedy
+    prior's bonus, computed from the observations and legal moves)."""
     if isinstance(net, ActorCritic):
-        return net(obs)
-    from trafficenvs.agents.ppo import actor_logits
-
-    features = net.extract_features(obs)
-    if net.share_features_extractor:
-        latent_pi, latent_vf = net.mlp_extractor(features)
-    else:
-        latent_pi = net.mlp_extractor.forward_actor(features[0])
-        latent_vf = net.mlp_extractor.forward_critic(features[1])
-    logits = actor_logits(net, latent_pi, observation, action_mask)
-    return logits, net.value_net(latent_vf).reshape(-1)
+        return net(th.from_numpy(np.ascontiguousarray(observation)))
+    return policy_outputs(net, np.ascontiguousarray(observation), action_mask)
 
 
 def plan_model(game: Game, net: Sequence[int], prior_beta: float | None, seed: int,

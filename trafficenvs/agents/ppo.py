@@ -62,6 +62,23 @@ def actor_logits(policy: Any, latent_pi: th.Tensor, observation: Any, action_mas
     return logits if prior is None else logits + prior(observation, action_mask)
 
 
+def policy_outputs(policy: Any, observation: Any, action_mask: Any
+                   ) -> tuple[th.Tensor, th.Tensor]:
+    """An SB3 actor-critic ``policy``'s unmasked logits ``(B, A)`` (with its prior's
+    bonus: :func:`actor_logits`) and values ``(B,)`` from one pass of its features:
+    a search's leaves and expert iteration's training read both, and the plan
+    network's features (a numba pass over the maze) are worth computing once."""
+    obs = th.as_tensor(np.asarray(observation))
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    logits = actor_logits(policy, latent_pi, observation, action_mask)
+    return logits, policy.value_net(latent_vf).reshape(-1)
+
+
 class PPOPolicy:
     """A MaskablePPO actor as a batched policy (greedy argmax by default).
 
@@ -124,9 +141,8 @@ class PPOPolicy:
         which a trained critic gives in the results' scale (the learner's reward is
         its result). ``SearchPolicy(game, "gumbel:...", evaluator=p.evaluate)``."""
         with th.no_grad():
-            obs, logits = self._logits(observation, action_mask)
-            values = self.policy.predict_values(obs)
-        return logits.numpy(), values.numpy().reshape(-1)
+            logits, values = policy_outputs(self.policy, observation, action_mask)
+        return logits.numpy(), values.numpy()
 
     def _logits(self, observation: np.ndarray, action_mask: np.ndarray
                 ) -> tuple[th.Tensor, th.Tensor]:
