@@ -264,3 +264,22 @@ def test_the_plan_network_is_refused_where_it_does_not_fit(game):
         ExpertIteration(game, prior_beta=3.0, **TINY)
     with pytest.raises(ValueError, match="--arch must be one of"):
         ExpertIteration(game, arch="conv", **TINY)
+
+
+def test_train_algo_exit_takes_the_plan_network_and_saves_its_zip(tmp_path):
+    """``--arch plan --prior-beta`` reach the trainer (Jakarta Traffic), and the
+    checkpoint it writes is the plan network's zip, which ``exit:PATH`` plays."""
+    from trafficenvs.agents.checkpoint import checkpoint_format
+    from trafficenvs.cli import main
+
+    out = tmp_path / "jk_exit.zip"
+    assert main(["train", "jakarta_traffic", "--algo", "exit", "--arch", "plan",
+                 "--prior-beta", "4", "--net", "16,16", "--timesteps", "64",
+                 "--num-envs", "8", "--exit-steps", "8", "--search", "gumbel:n=2,m=2",
+                 "--eval-every", "0", "--eval-games", "2", "--eval-against", "random",
+                 "--no-progress", "--out", str(out)]) == 0
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["config"]["arch"] == "plan" and summary["config"]["prior_beta"] == 4.0
+    assert checkpoint_format(out) != "weights"
+    agent = make_agent(f"exit:{out}", make_game("jakarta_traffic", num_players=2))
+    assert agent.policy.prior.beta.item() == pytest.approx(4.0)
