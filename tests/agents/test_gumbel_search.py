@@ -264,15 +264,18 @@ def test_the_networks_prior_decides_with_one_candidate_and_its_shape_is_checked(
         SearchPolicy(game, "flatmc:n=2", evaluator=favour_last)
 
 
-def test_a_network_search_never_reads_the_other_hands_or_the_deck_order():
+@pytest.mark.parametrize("spec", ["gumbel:n=16,m=4",
+                                  "gumbel:n=16,m=4,mix=0.5,rollout=greedy,depth=6"])
+def test_a_network_search_never_reads_the_other_hands_or_the_deck_order(spec):
     """Traffic Jam twins that differ only in a card swapped between the opponent's hand
     and the deck (and the deck's order): the network sees only the observations of the
-    determinized copies, so the decisions and policies are the same."""
+    determinized copies, and the mixed leaves' rollouts play on those copies, so the
+    decisions and policies are the same."""
     venv, out = _random_positions("traffic_jam", 10, 2, num_players=2)
     twin = hidden_twins(venv.records, out.current_player)
     runs = []
     for recs in (venv.records, twin):
-        s = SearchPolicy(venv.game, "gumbel:n=16,m=4", evaluator=LinearNet(venv.game))
+        s = SearchPolicy(venv.game, spec, evaluator=LinearNet(venv.game))
         runs.append((s.act(out.observation, out.action_mask, out.current_player,
                            records=recs), s.last_policy(10)))
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
@@ -330,3 +333,45 @@ def test_the_parallel_builds_decide_as_the_serial_ones_on_a_batch_of_256(with_ne
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(moves[2], moves[1])
+
+
+class SameLogits(LinearNet):
+    """:class:`LinearNet`'s priors with another network's values."""
+
+    def __init__(self, game, value_seed: int):
+        super().__init__(game)
+        self.u = np.random.default_rng(value_seed).normal(size=game.obs_dim) * 3
+
+    def __call__(self, obs, mask):
+        logits, _ = super().__call__(obs, mask)
+        return logits, np.tanh(obs.astype(np.float64) @ self.u)
+
+
+def test_mixed_leaves_weigh_the_networks_value_against_a_rollout():
+    """``mix=1``: the leaves are valued by the rollouts alone, so two networks with the
+    same priors and different values search alike; ``mix=0``: by the network alone,
+    so they differ; ``mix=0.5``: both count (it differs from either end)."""
+    venv, out = _random_positions("jamming_traffic", 12, 9, num_players=2, map="small")
+    game = venv.game
+
+    def policies(mix, value_seed):
+        s = SearchPolicy(game, f"gumbel:n=16,m=4,mix={mix},rollout=greedy,depth=30,turns=1",
+                         evaluator=SameLogits(game, value_seed))
+        moves = s.act(out.observation, out.action_mask, out.current_player,
+                      records=venv.records)
+        assert out.action_mask[np.arange(12), moves].all()
+        return s.last_policy(12)
+
+    np.testing.assert_allclose(policies(1, 1), policies(1, 2))
+    assert not np.allclose(policies(0, 1), policies(0, 2))
+    half = policies(0.5, 1)
+    assert not np.allclose(half, policies(0, 1)) and not np.allclose(half, policies(1, 1))
+
+
+def test_mix_needs_a_network_and_a_weight_in_0_1():
+    game = trafficenvs.make_game("traffic_jam", num_players=2)
+    with pytest.raises(ValueError, match="mix must be in"):
+        parse_search_spec("gumbel:mix=1.5")
+    with pytest.raises(ValueError, match="give net="):
+        SearchPolicy(game, "gumbel:n=8,mix=0.5")
+    assert parse_search_spec("gumbel:mix=0.25")[1]["mix"] == 0.25

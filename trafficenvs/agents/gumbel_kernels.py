@@ -440,17 +440,20 @@ def _compiled_leaf(status, w, c0, i, st, m_, lg, gs, rgs, reuse, bonus, width, n
 
 
 @kernel(inline="never")
-def _network_leaf(status, st, m_, logits, value, width, nd, ed, ret):
+def _network_leaf(status, st, m_, logits, value, width, nd, ed, ret, mix, rret):
     """A network's evaluation at the leaf: a new node's priors ``logits`` and the
     value ``value`` for the seat to move there, added into ``ret`` as a zero-sum
-    result (the other seats share its negative)."""
+    result (the other seats share its negative); with ``mix`` > 0 mixed with the
+    rollout's returns ``rret`` from the leaf: ``(1 - mix) * network + mix * rollout``
+    (AlphaGo's mixed leaf evaluation)."""
     nplayers = ret.shape[0]
     if status == EXPAND:
         st.n_edges = _expand(nd, ed, st.leaf, st.n_edges, m_, logits, width, st.mover,
                              False)
     if status != DONE:
         for j in range(nplayers):
-            ret[j] += value if j == st.mover else -value / (nplayers - 1)
+            v = value if j == st.mover else -value / (nplayers - 1)
+            ret[j] += v if mix <= 0.0 else (1.0 - mix) * v + mix * rret[j]
 
 
 @kernel(inline="never")
@@ -520,10 +523,14 @@ def net_start(recs, cfg, seats, masks, n, nper, m, gscale, states, st, work, wma
 @batched
 @njit(cache=True, parallel=True)
 def net_descend(recs, cfg, masks, c_visit, c_scale, st, work, wmask, ret, score, nodes,
-                edges, path, cand, gum, halving, obs):
+                edges, path, cand, gum, halving, obs, mix, depth, turns, states, rgs, evs,
+                rmask, rret):
     """One simulation's descent in every row that has simulations left: ``st.status``
     says what it needs (-1: nothing, the row is done); a leaf's observation for the
-    seat to move there goes to ``obs[i]`` and its legal moves are ``wmask[i]``."""
+    seat to move there goes to ``obs[i]`` and its legal moves are ``wmask[i]``. With
+    ``mix`` > 0 a rollout from the leaf (``depth``, ``turns``, the rule-based player
+    if ``rgs`` holds its scratch, else random moves; on the simulation's determinized
+    copy, after the observation was taken) leaves its returns in ``rret[i]``."""
     for i in prange(recs.shape[0]):
         if st[i].sim >= st[i].n:
             st[i].status = -1
@@ -534,20 +541,27 @@ def net_descend(recs, cfg, masks, c_visit, c_scale, st, work, wmask, ret, score,
         st[i].status = status
         if status != DONE:
             k_observe(work[i], cfg[0], st[i].mover, obs[i])
+            if mix > 0.0:
+                for j in range(rret.shape[1]):
+                    rret[i, j] = 0.0
+                rollout_value(work[i], cfg[0], rret.shape[1], depth, rmask[i], states[i],
+                              rret[i], rgs, i, evs[i], st[i].seat, turns, -1)
 
 
 @batched
 @njit(cache=True, parallel=True)
-def net_backup(st, wmask, leaf_logits, leaf_values, width, nodes, edges, path, ret):
+def net_backup(st, wmask, leaf_logits, leaf_values, width, nodes, edges, path, ret, mix,
+               rret):
     """The network's answers for the leaves of :func:`net_descend` (``leaf_logits``
-    (B, A), ``leaf_values`` (B,), read only where a leaf was handed out) go into the
-    trees, and every row's simulation is backed up."""
+    (B, A), ``leaf_values`` (B,), read only where a leaf was handed out; mixed with
+    the rollouts' ``rret`` by ``mix``) go into the trees, and every row's simulation
+    is backed up."""
     for i in prange(st.shape[0]):
         status = st[i].status
         if status < 0:
             continue
         _network_leaf(status, st[i], wmask[i], leaf_logits[i], leaf_values[i], width,
-                      nodes[i], edges[i], ret[i])
+                      nodes[i], edges[i], ret[i], mix, rret[i])
         _backup(nodes[i], edges[i], path[i], st[i].plen, ret[i])
         st[i].sim += 1
 

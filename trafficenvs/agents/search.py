@@ -26,6 +26,9 @@ node's prior logits and each leaf's value from an evaluator: the compiled one (t
 rule-based move's ``bonus``, the one-move-ahead score's ``beta`` at the root, values
 by rollouts as above) or a network passed as ``evaluator=`` (``(obs, mask) ->
 (logits, values)``), called once per simulation on every row's pending leaf together.
+``mix=W`` (with a network) values each leaf by ``(1 - W)`` times the network's value
+plus ``W`` times a rollout from it (``rollout``, ``depth``, ``turns`` as above):
+AlphaGo's mixed evaluation, for games whose positions a network values poorly.
 Its improved policy (:meth:`SearchPolicy.last_policy`) is expert iteration's target.
 
 A bare name (``flatmc``, ``mcts``, ``gumbel``) is the game's preset: the setting its
@@ -69,7 +72,7 @@ OPTIONS: dict[str, dict[str, tuple[type, Any]]] = {
                "c_scale": (float, 0.1), "gscale": (float, 1.0), "prior": (str, "greedy"),
                "bonus": (float, 2.0), "beta": (float, 0.0), "width": (int, 0),
                "depth": (int, 200), "rollout": (str, "random"), "turns": (int, 0),
-               "net": (str, ""), "seed": (int, 0)},
+               "net": (str, ""), "mix": (float, 0.0), "seed": (int, 0)},
 }
 ROLLOUTS = ("random", "greedy")
 #: a leaf evaluator: observations (k, obs_dim) and legal masks (k, A) of the seats to
@@ -141,6 +144,9 @@ def parse_search_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if opts["rollout"] not in ROLLOUTS:
         raise ValueError(f"{kind}: rollout must be one of {', '.join(ROLLOUTS)}, got "
                          f"{opts['rollout']!r}")
+    if not 0.0 <= opts.get("mix", 0.0) <= 1.0:
+        raise ValueError(f"{kind}: mix must be in [0, 1] (the rollouts' weight in a leaf's "
+                         f"value against the network's), got {opts['mix']}")
     if opts.get("c", 1.0) < 0:
         raise ValueError(f"{kind}: c must be non-negative, got {opts['c']}")
     return kind, opts
@@ -195,6 +201,9 @@ class SearchPolicy:
             net = PPOPolicy.load(self.options["net"], game=game)
             net.check_fits(game.obs_dim, game.num_actions)
             self.evaluator = net.evaluate
+        if self.options.get("mix", 0.0) > 0 and self.evaluator is None:
+            raise ValueError(f"{name or spec}: mix= weighs a network's leaf values against "
+                             "rollouts: give net= (or an evaluator)")
         self.game = game
         self.name = name or spec
         self.seed = int(self.options["seed"])
@@ -244,6 +253,8 @@ class SearchPolicy:
             s["obs"] = np.zeros((b, g.obs_dim), g.obs_dtype)
             s["leaf_logits"] = np.zeros((b, a), np.float64)
             s["leaf_values"] = np.zeros(b, np.float64)
+            s["rmask"] = np.zeros((b, a), np.bool_)
+            s["rret"] = np.zeros((b, g.num_players), np.float64)
             s["pgs"] = (() if self.prior_player is None else s["gs"] if
                         self.prior_player is self.rollout_player else
                         self.prior_player.rollout_scratch(b))
@@ -365,14 +376,17 @@ class SearchPolicy:
             G.net_descend(recs, cfg, mask, o["c_visit"], o["c_scale"], st, s["work"][:b],
                           s["wmask"][:b], s["ret"][:b], s["values"][:b], s["nodes"][:b],
                           s["edges"][:b], s["path"][:b], s["cand"][:b], s["gum"][:b],
-                          s["halving"][:b], s["obs"][:b])
+                          s["halving"][:b], s["obs"][:b], o["mix"], o["depth"], o["turns"],
+                          self._states[:b], s["gs"], s["evs"][:b], s["rmask"][:b],
+                          s["rret"][:b])
             rows = np.flatnonzero(st["status"] > 0)
             if rows.size:
                 lg, v = self._evaluate(s["obs"][rows], s["wmask"][rows])
                 leaf_logits[rows] = lg
                 leaf_values[rows] = v
             G.net_backup(st, s["wmask"][:b], leaf_logits, leaf_values, o["width"],
-                         s["nodes"][:b], s["edges"][:b], s["path"][:b], s["ret"][:b])
+                         s["nodes"][:b], s["edges"][:b], s["path"][:b], s["ret"][:b],
+                         o["mix"], s["rret"][:b])
         G.net_finish(mask, o["c_visit"], o["c_scale"], st, s["wmask"][:b], s["values"][:b],
                      s["nodes"][:b], s["edges"][:b], s["cand"][:b], s["gum"][:b], out,
                      s["policy"][:b])
