@@ -175,16 +175,19 @@ def test_the_exit_ladder_in_the_readme_is_the_committed_results():
     import json
     from pathlib import Path
 
-    from benchmarks.exit import END, GAMES, START, ladder_table
+    from benchmarks.exit import END, GAMES, START, entries, ladder_table
 
     root = Path(__file__).resolve().parents[2]
     rows = json.loads((root / "benchmarks/results/exit.json").read_text())
     for r in rows:
         assert r["ci"][0] <= r["win_share"] <= r["ci"][1]
+    played = {(r["agent"], r["opponent"]) for r in rows}
     for game in GAMES:
         agents = {r["agent"].split(":")[0] for r in rows
                   if r["game"] == game and r["opponent"] == "greedy"}
         assert agents == {"exit", "gumbel"}, game
+        # every pair of the ladder (the mixed-leaf search's too) has its row
+        assert set(entries(game)) <= played, f"{game}: run python -m benchmarks.exit --missing"
     text = (root / "README.md").read_text()
     block = text.split(START, 1)[1].split(END, 1)[0]
     assert block.strip() == ladder_table(rows).strip(), "run python -m benchmarks.exit --docs"
