@@ -12,7 +12,6 @@ import inspect
 import io
 import json
 import pathlib
-import time
 import zipfile
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from trafficenvs.agents.ppo import PPOPolicy  # noqa: E402
 from trafficenvs.agents.trainer import (  # noqa: E402
     ActorCritic,
     BatchedPPO,
+    action_positions,
     compute_gae,
     legal_lists,
     listed_log_prob_entropy,
@@ -125,6 +125,21 @@ def test_the_listed_categorical_equals_the_full_masked_one_in_values_and_gradien
     (logp * weights + 0.1 * ent).sum().backward()
     th.testing.assert_close(listed.grad, full.grad, rtol=1e-4, atol=1e-6)
     assert (listed.grad[~legal] == 0).all()
+
+
+def test_an_actions_position_is_where_it_stands_in_its_rows_legal_list():
+    # row 0 legal: 2, 5, 9 (action 9 at position 2); row 1 legal: 0 (position 0);
+    # row 2 legal: 1, 3 (action 1 at position 0); the lists are padded with action 0
+    illegal = th.ones(3, 10, dtype=th.bool)
+    illegal[0, [2, 5, 9]] = illegal[1, 0] = illegal[2, [1, 3]] = False
+    index, valid = legal_lists(illegal)
+    assert index.tolist() == [[2, 5, 9], [0, 0, 0], [1, 3, 0]]
+    positions = action_positions(index, valid, th.tensor([9, 0, 1]))
+    assert positions.tolist() == [2, 0, 0]
+    logits = th.randn(3, 10, requires_grad=True)
+    given, _ = listed_log_prob_entropy(logits, index, valid, th.tensor([9, 0, 1]), positions)
+    full, _ = masked_log_prob_entropy(logits, illegal, th.tensor([9, 0, 1]))
+    th.testing.assert_close(given, full)
 
 
 def test_sampling_draws_the_masked_distribution_and_never_an_illegal_action():
@@ -280,6 +295,21 @@ def test_bad_trainer_settings_are_refused_before_anything_runs(game, bad):
         BatchedPPO(game, RandomPolicy(1), num_envs=4, **bad)
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_bf16_on_a_cpu_without_native_bfloat16_warns_that_it_is_slower(game, monkeypatch,
+                                                                       native):
+    import warnings
+
+    from trafficenvs.agents import trainer as trainer_module
+
+    monkeypatch.setattr(trainer_module, "cpu_has_bf16", lambda: native)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        BatchedPPO(game, RandomPolicy(1), num_envs=4, precision="bf16")
+    slow = [w for w in caught if "native bfloat16" in str(w.message)]
+    assert len(slow) == (0 if native else 1)
+
+
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_the_update_runs_on_update_threads_and_gives_the_rollouts_back(game, precision):
     """torch's threads are ``update_threads`` during the update only; after it (and
@@ -385,7 +415,6 @@ def test_rollout_bootstraps_games_cut_by_the_move_limit_as_sb3_does(game):
 
 
 def test_a_short_run_on_traffic_jam_learns_to_beat_random(game):
-    t0 = time.perf_counter()
     trainer = BatchedPPO(game, RandomPolicy(1), seed=0)  # 256 games, 32 steps, 2048
     before = run_arena(game, [trainer.policy("learner"), RandomPolicy(0)], games=400,
                        seed=11).stats("learner").win_share
@@ -396,7 +425,6 @@ def test_a_short_run_on_traffic_jam_learns_to_beat_random(game):
     assert after >= 0.65 and after >= before + 0.15, (before, after)
     assert trainer.num_timesteps == 65536
     assert set(trainer.timings) == {"env", "forward", "gae", "update"}
-    assert time.perf_counter() - t0 < 120
 
 
 # -- checkpoints ---------------------------------------------------------------------------

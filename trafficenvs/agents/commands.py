@@ -130,7 +130,8 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                         "process may use; the rollout keeps --threads)")
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision,
                    help="--trainer batched: the update's hidden layers in fp32 or bf16 "
-                        "(autocast; about twice as fast on CPUs with AVX512-BF16)")
+                        "(autocast; about twice as fast on CPUs with AVX512-BF16, several "
+                        "times slower on CPUs without it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run_train)
 

@@ -18,6 +18,8 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from trafficenvs.agents.categorical_kernels import sample_masked
+
 
 def inverse_bounds(observation_space: spaces.Box) -> th.Tensor:
     """``1 / high`` per entry, flat (a bound of 0 counts as 1): observation entries times
@@ -157,13 +159,15 @@ class PPOPolicy:
         self, observation: np.ndarray, action_mask: np.ndarray, current_player: np.ndarray
     ) -> np.ndarray:
         # The actor's logits directly (no torch Categorical: its normalisation over
-        # hundreds of actions costs more than the network); illegal actions are
-        # pushed to -inf, then argmax, or Gumbel-max for a sample of softmax(logits).
+        # hundreds of actions costs more than the network). Deterministic: illegal
+        # actions pushed to -inf, then argmax. Sampled: the numba kernel that reads
+        # only the legal logits (``categorical_kernels``; torch's Gumbel-max over every
+        # action cost more than the network), from torch's global generator.
         with th.no_grad():
             _, logits = self._logits(observation, action_mask)
+            if not self.deterministic:
+                actions, _ = sample_masked(logits.float(), np.asarray(action_mask))
+                return actions.numpy()
             mask = th.as_tensor(np.asarray(action_mask, bool))
             logits = logits.masked_fill(~mask, -th.inf)
-            if not self.deterministic:
-                u = th.rand_like(logits).clamp_(1e-12, 1.0)
-                logits = logits - th.log(-th.log(u))
             return logits.argmax(dim=1).numpy().astype(np.int64)

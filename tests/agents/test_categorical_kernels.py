@@ -1,0 +1,112 @@
+"""The masked categorical's sampling kernel (``agents/categorical_kernels.py``).
+
+A policy samples from ``softmax(logits)`` over the legal actions only. The kernel
+takes the caller's uniforms and walks each row's running sum of legal probabilities:
+these tests put the uniforms where a hand computation of that sum says which action
+they fall on, check the draws' frequencies, and check the guards."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch as th
+
+from trafficenvs.agents.categorical_kernels import sample_masked, sample_masked_rows
+
+
+def _run(logits, legal, uniforms):
+    logits = np.asarray(logits, np.float32)
+    actions = np.zeros(len(logits), np.int64)
+    logp = np.zeros(len(logits), np.float32)
+    sample_masked_rows(logits, np.asarray(legal, np.bool_), np.asarray(uniforms, np.float64),
+                       actions, logp)
+    return actions, logp
+
+
+def test_a_uniform_falls_on_the_legal_action_whose_running_sum_passes_it():
+    # actions:     0      1         2      3         4         5
+    # legal:       no     yes       no     yes       yes       no
+    # logits:      9      log 2     9      log 1     log 1     9
+    # probability: 0      0.5       0      0.25      0.25      0      (running 0.5, 0.75, 1)
+    logits = [[9.0, math.log(2.0), 9.0, 0.0, 0.0, 9.0]] * 5
+    legal = [[0, 1, 0, 1, 1, 0]] * 5
+    actions, logp = _run(logits, legal, [0.0, 0.49, 0.51, 0.74, 0.99])
+    assert actions.tolist() == [1, 1, 3, 3, 4]
+    np.testing.assert_allclose(logp, np.log([0.5, 0.5, 0.25, 0.25, 0.25]), rtol=1e-6)
+
+
+def test_a_uniform_past_the_last_running_sum_takes_the_last_legal_action():
+    actions, _ = _run([[0.0, 0.0, 0.0, 0.0]], [[1, 1, 1, 0]], [1.0])
+    assert actions.tolist() == [2]
+
+
+def test_a_row_without_a_legal_action_is_refused():
+    logits = th.zeros(3, 4)
+    legal = th.tensor([[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 1]], dtype=th.bool)
+    with pytest.raises(ValueError, match=r"rows \[1\] have no legal action"):
+        sample_masked(logits, legal)
+
+
+def test_the_draws_follow_the_masked_softmax_and_never_an_illegal_action():
+    from scipy.stats import chisquare
+
+    rows = 200_000
+    logits = th.tensor([[2.0, 0.0, 5.0, -1.0, 1.0, 9.0]]).expand(rows, -1).contiguous()
+    legal = th.tensor([[True, True, False, True, True, False]]).expand(rows, -1)
+    actions, logp = sample_masked(logits, legal, th.Generator().manual_seed(3))
+    counts = np.bincount(actions.numpy(), minlength=6)
+    assert counts[2] == counts[5] == 0
+    p = np.exp([2.0, 0.0, -1.0, 1.0])
+    p /= p.sum()
+    assert chisquare(counts[[0, 1, 3, 4]], rows * p).pvalue > 1e-3
+    position = np.searchsorted([0, 1, 3, 4], actions.numpy())  # action -> index in p
+    np.testing.assert_allclose(logp.numpy(), np.log(p)[position], rtol=1e-5)
+
+
+def test_huge_logits_and_one_legal_action_anywhere_in_a_long_row():
+    logits = th.randn(3, 600) * 1e4  # exp(logit) would overflow without the maximum
+    legal = th.zeros(3, 600, dtype=th.bool)
+    legal[0, 0] = legal[1, 599] = legal[2, 300] = True
+    actions, logp = sample_masked(logits, legal, th.Generator().manual_seed(0))
+    assert actions.tolist() == [0, 599, 300]
+    assert th.equal(logp, th.zeros(3))
+
+
+def test_same_generator_seed_same_draws_and_each_row_its_own():
+    logits = th.randn(64, 50)
+    legal = th.rand(64, 50) < 0.3
+    legal[:, 7] = True
+    a, _ = sample_masked(logits, legal, th.Generator().manual_seed(5))
+    b, _ = sample_masked(logits, legal, th.Generator().manual_seed(5))
+    assert th.equal(a, b)
+    # a row's draw depends on its logits, mask and uniform only: row 10 alone, given
+    # row 10's uniform, draws what it drew in the batch
+    u = th.rand(64, generator=th.Generator().manual_seed(5), dtype=th.float64)
+    alone, _ = _run(logits[10:11].numpy(), legal[10:11].numpy(), u[10:11].numpy())
+    assert alone[0] == a[10]
+
+
+def test_writes_into_the_given_rows():
+    logits, legal = th.zeros(4, 3), th.ones(4, 3, dtype=th.bool)
+    store_a, store_p = th.full((2, 4), -5, dtype=th.int64), th.zeros(2, 4)
+    a, p = sample_masked(logits, legal, None, actions=store_a[1], log_probs=store_p[1])
+    assert a.data_ptr() == store_a[1].data_ptr() and (store_a[1] >= 0).all()
+    assert (store_a[0] == -5).all()
+    th.testing.assert_close(store_p[1], th.full((4,), -math.log(3.0)))
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(logits=th.zeros(4, 3, dtype=th.float64)), "float32"),
+    (dict(logits=th.zeros(4)), r"\(B, A\)"),
+    (dict(legal=th.ones(4, 2, dtype=th.bool)), "shape"),
+    (dict(legal=np.ones((4, 3), np.float32)), "bool or integer"),
+    (dict(actions=th.zeros(4, dtype=th.int32)), "actions"),
+    (dict(log_probs=th.zeros(5)), "log_probs"),
+])
+def test_bad_arguments_are_refused_before_the_kernel_runs(bad, match):
+    args = dict(logits=th.zeros(4, 3), legal=th.ones(4, 3, dtype=th.bool))
+    args.update(bad)
+    with pytest.raises(ValueError, match=match):
+        sample_masked(args.pop("logits"), args.pop("legal"), None, **args)

@@ -1,0 +1,114 @@
+"""The masked categorical's sample, in numba: one pass per row over the legal actions.
+
+Why a kernel: a policy's sample from ``softmax(logits)`` restricted to the legal
+actions, done with torch over the whole ``(B, A)`` table, takes a fill of the illegal
+logits, a ``log_softmax``, an ``exp``, a running sum and a search, each over every
+action, legal or not. A position has few legal actions next to the action set
+(Traffic Jam: 7 of 600 on average), and ``exp`` of the illegal entries' huge negative
+log-probabilities takes a slow path (it underflows). Measured on the 2-core CPU, the
+batched trainer's rollout spent more time sampling its 256 actions per step than in the
+network (Traffic Jam: ``exp`` alone 32% of the rollout, the network's matrix products
+33%). Here each row reads its legal logits, finds their maximum, sums ``exp(logit -
+max)`` and walks the running sum to a uniform draw: the same inverse-CDF sample as
+before, from work proportional to the legal actions (and one read of the mask).
+
+The random numbers stay with the caller (one uniform per row, from the caller's torch
+generator), so a trainer's random stream and its determinism are its own.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch as th
+
+from trafficenvs.core.jit import kernel
+
+
+@kernel
+def sample_masked_rows(logits, legal, uniforms, actions, log_probs):
+    """Per row ``i``: ``actions[i]`` drawn from ``softmax(logits[i])`` over the actions
+    where ``legal[i]`` is nonzero, by the inverse CDF at ``uniforms[i]`` in ``[0, 1)``
+    (the first legal action whose running sum of probabilities exceeds it; rounding past
+    the last sum takes the last legal action), and ``log_probs[i]`` its
+    log-probability. A row with no legal action gets action ``-1`` (the caller
+    refuses it). Each row touches only its own entries; nothing is allocated."""
+    rows, width = logits.shape
+    for i in range(rows):
+        top = -math.inf
+        last = -1
+        for a in range(width):
+            if legal[i, a] != 0:
+                last = a
+                if logits[i, a] > top:
+                    top = logits[i, a]
+        if last < 0:
+            actions[i] = -1
+            log_probs[i] = 0.0
+            continue
+        total = 0.0
+        for a in range(width):
+            if legal[i, a] != 0:
+                total += math.exp(float(logits[i, a]) - top)
+        target = uniforms[i] * total
+        running = 0.0
+        choice = last
+        for a in range(width):
+            if legal[i, a] != 0:
+                running += math.exp(float(logits[i, a]) - top)
+                if running > target:
+                    choice = a
+                    break
+        actions[i] = choice
+        log_probs[i] = float(logits[i, choice]) - top - math.log(total)
+
+
+def sample_masked(logits: th.Tensor, legal: th.Tensor | np.ndarray,
+                  generator: th.Generator | None = None,
+                  actions: th.Tensor | None = None, log_probs: th.Tensor | None = None
+                  ) -> tuple[th.Tensor, th.Tensor]:
+    """One action per row from the masked categorical of ``logits`` and its
+    log-probability: ``(actions int64 (B,), log p(action) float32 (B,))``.
+
+    ``logits``: ``(B, A)`` float32 CPU tensor (unmasked); ``legal``: ``(B, A)`` bool or
+    integer, nonzero where the action is legal (the env's action mask as it is, no
+    inversion needed). ``generator``: where the ``B`` uniforms come from (default
+    torch's global one). ``actions``, ``log_probs``: where to write them (say, a
+    rollout's rows), else new tensors. The same distribution as
+    ``sample_categorical(masked_log_probs(logits, ~legal), ~legal)`` from ``B`` random
+    numbers, in ``O(legal actions)`` per row (see the module). Raises ``ValueError`` on
+    shapes or dtypes that do not fit, or a row with no legal action.
+    """
+    if not isinstance(logits, th.Tensor) or logits.dim() != 2 or logits.dtype != th.float32:
+        raise ValueError("logits must be a (B, A) float32 tensor, got "
+                         f"{getattr(logits, 'dtype', type(logits))} "
+                         f"{tuple(getattr(logits, 'shape', ()))}")
+    if logits.device.type != "cpu":
+        raise ValueError(f"sample_masked runs on the CPU; logits are on {logits.device}")
+    mask = legal.numpy() if isinstance(legal, th.Tensor) else np.asarray(legal)
+    if mask.shape != tuple(logits.shape):
+        raise ValueError(f"legal must have the logits' shape {tuple(logits.shape)}, got "
+                         f"{mask.shape}")
+    if mask.dtype != np.bool_ and not np.issubdtype(mask.dtype, np.integer):
+        raise ValueError(f"legal must be bool or integer, got {mask.dtype}")
+    rows = logits.shape[0]
+    if actions is None:
+        actions = th.empty(rows, dtype=th.int64)
+    if log_probs is None:
+        log_probs = th.empty(rows, dtype=th.float32)
+    for name, out, dtype in (("actions", actions, th.int64),
+                             ("log_probs", log_probs, th.float32)):
+        if out.shape != (rows,) or out.dtype != dtype or not out.is_contiguous():
+            raise ValueError(f"{name} must be a contiguous ({rows},) {dtype} tensor, got "
+                             f"{out.dtype} {tuple(out.shape)}")
+    uniforms = th.rand(rows, generator=generator, dtype=th.float64)
+    sample_masked_rows(logits.detach().contiguous().numpy(), mask, uniforms.numpy(),
+                       actions.numpy(), log_probs.numpy())
+    if rows and int(actions.min()) < 0:
+        bad = np.flatnonzero(actions.numpy() < 0)[:5].tolist()
+        raise ValueError(f"rows {bad} have no legal action")
+    return actions, log_probs
+
+
+__all__ = ["sample_masked", "sample_masked_rows"]
