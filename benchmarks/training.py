@@ -195,11 +195,20 @@ def machine() -> dict[str, Any]:
         "torch": th.__version__, "python": platform.python_version()}
 
 
+def default_routes() -> list[str]:
+    """Every route where the CPU multiplies bfloat16 natively, else the float32 ones."""
+    from trafficenvs.bench.cpu import cpu_has_bf16
+
+    return list(ROUTES) if cpu_has_bf16() else [r for r in ROUTES if "bf16" not in r]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", default=",".join(GAMES))
-    p.add_argument("--routes", default=",".join(ROUTES),
-                   help=f"comma list of {', '.join(ROUTES)}")
+    p.add_argument("--routes", default="",
+                   help=f"comma list of {', '.join(ROUTES)} (default: all of them on a CPU "
+                        "with native bfloat16, else sb3 and batched: bf16 is emulated there, "
+                        "several times slower, and measures nothing useful)")
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--timesteps", type=int, default=196_608,
                    help="learner steps per run (whole rollouts of 32 x 256)")
@@ -210,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(RESULTS / "training.json"))
     args = p.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
-    routes = [r for r in args.routes.split(",") if r]
+    routes = [r for r in args.routes.split(",") if r] or default_routes()
     bad = [r for r in routes if r not in ROUTES]
     if bad or not routes:
         p.error(f"--routes: unknown {bad}; choose from {', '.join(ROUTES)}")
@@ -240,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(runs)
     result = {"summary": summary, "machine": machine(), "settings": settings,
               "command": "python -m benchmarks.training" + (" --tiny" if args.tiny else ""),
+              "routes": routes,
               "seconds": round(time.perf_counter() - start, 1), "runs": runs}
     out.write_text(json.dumps(result, indent=1) + "\n")
     figure = plot(runs, out.with_suffix(".png"))

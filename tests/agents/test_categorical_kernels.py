@@ -110,3 +110,65 @@ def test_bad_arguments_are_refused_before_the_kernel_runs(bad, match):
     args.update(bad)
     with pytest.raises(ValueError, match=match):
         sample_masked(args.pop("logits"), args.pop("legal"), None, **args)
+
+
+# -- the action head at the legal lists only ---------------------------------------------
+def test_listed_linear_gives_the_dense_heads_listed_logits_and_gradients():
+    from trafficenvs.agents.categorical_kernels import listed_linear
+    from trafficenvs.agents.trainer import ILLEGAL_LOGIT, legal_lists
+
+    gen = th.Generator().manual_seed(0)
+    illegal = th.rand(64, 40, generator=gen) > 0.2
+    illegal[:, 3] = False
+    index, valid = legal_lists(illegal)
+    latent = th.randn(64, 16, generator=gen)
+    weight, bias = th.randn(40, 16, generator=gen), th.randn(40, generator=gen)
+    upstream = th.randn(index.shape, generator=gen)
+    grads = []
+    for listed in (True, False):
+        leaves = [x.clone().requires_grad_() for x in (latent, weight, bias)]
+        if listed:
+            out = listed_linear(*leaves, index, valid, ILLEGAL_LOGIT)
+        else:
+            out = th.nn.functional.linear(*leaves).gather(1, index).masked_fill(
+                ~valid, ILLEGAL_LOGIT)
+        out.backward(upstream)
+        grads.append((out.detach(), *(x.grad for x in leaves)))
+    for mine, dense in zip(*grads):
+        th.testing.assert_close(mine, dense, rtol=1e-5, atol=1e-5)
+
+
+def test_listed_linear_by_hand():
+    # two actions, hidden 2: row 0 lists actions 1 then 0; row 1 lists action 1 and a pad
+    from trafficenvs.agents.categorical_kernels import listed_linear
+
+    latent = th.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+    weight = th.tensor([[0.5, 0.0], [1.0, 1.0]], requires_grad=True)
+    bias = th.tensor([0.0, 10.0], requires_grad=True)
+    index = th.tensor([[1, 0], [1, 0]])
+    valid = th.tensor([[True, True], [True, False]])
+    out = listed_linear(latent, weight, bias, index, valid, -7.0)
+    assert out.tolist() == [[13.0, 0.5], [12.0, -7.0]]
+    out.sum().backward()
+    # d/d latent: row 0 = w1 + w0, row 1 = w1 (the pad gives nothing)
+    assert latent.grad.tolist() == [[1.5, 1.0], [1.0, 1.0]]
+    # d/d w0 = latent row 0; d/d w1 = latent rows 0 and 1; bias: how often listed
+    assert weight.grad.tolist() == [[1.0, 2.0], [4.0, 1.0]]
+    assert bias.grad.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(latent=th.zeros(4, 3, dtype=th.float64)), "float32"),
+    (dict(weight=th.zeros(5, 2)), "shapes"),
+    (dict(index=th.full((4, 2), 5)), "outside"),
+    (dict(valid=th.ones(4, 2, dtype=th.uint8)), "shapes"),
+])
+def test_listed_linear_refuses_what_does_not_fit(bad, match):
+    from trafficenvs.agents.categorical_kernels import listed_linear
+
+    args = dict(latent=th.zeros(4, 3), weight=th.zeros(5, 3), bias=th.zeros(5),
+                index=th.zeros(4, 2, dtype=th.int64), valid=th.ones(4, 2, dtype=th.bool))
+    args.update(bad)
+    with pytest.raises(ValueError, match=match):
+        listed_linear(args["latent"], args["weight"], args["bias"], args["index"],
+                      args["valid"], -1.0)

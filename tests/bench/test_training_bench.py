@@ -41,9 +41,20 @@ def test_the_summary_takes_each_routes_median_speed_and_the_seeds_spread():
     assert s["final_win_share"]["sb3"]["random"] == {"mean": 0.8, "min": 0.7, "max": 0.9}
 
 
+@pytest.mark.parametrize("native, routes", [(True, ["sb3", "batched", "batched_bf16"]),
+                                             (False, ["sb3", "batched"])])
+def test_bf16_is_measured_by_default_only_where_the_cpu_has_it(monkeypatch, native, routes):
+    import trafficenvs.bench.cpu as cpu
+    from benchmarks.training import default_routes
+
+    monkeypatch.setattr(cpu, "cpu_has_bf16", lambda: native)
+    assert default_routes() == routes
+
+
 def test_the_tiny_run_writes_the_json_summary_and_the_plot(tmp_path, capsys):
     out = tmp_path / "training.json"
-    assert main(["--tiny", "--games", "traffic_jam", "--out", str(out)]) == 0
+    assert main(["--tiny", "--games", "traffic_jam", "--routes", "sb3,batched,batched_bf16",
+                 "--out", str(out)]) == 0
     result = json.loads(out.read_text())
     s = result["summary"]["traffic_jam"]
     for key in ("sb3_steps_per_s", "batched_steps_per_s", "batched_bf16_steps_per_s"):

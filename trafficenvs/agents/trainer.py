@@ -54,7 +54,7 @@ import torch as th
 from torch import nn
 from torch.nn import functional as F
 
-from trafficenvs.agents.categorical_kernels import sample_masked
+from trafficenvs.agents.categorical_kernels import listed_linear, sample_masked
 from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ppo import PPOPolicy, ScaledExtractor
 from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
@@ -66,6 +66,9 @@ from trafficenvs.core.game import Game
 #: ``0 * logp`` is 0 in the entropy (``-inf`` would make it NaN); SB3's masked
 #: categorical uses the same number
 ILLEGAL_LOGIT = -1e8
+#: the update evaluates the action head at the legal lists only when they hold less
+#: than this share of the rows' actions (see ``BatchedPPO._update``)
+LISTED_HEAD_SHARE = 0.1
 
 
 # -- the masked categorical ------------------------------------------------------------
@@ -141,6 +144,14 @@ def listed_log_prob_entropy(logits: th.Tensor, index: th.Tensor, valid: th.Tenso
     if positions is None:
         positions = action_positions(index, valid, actions)
     listed = logits.gather(1, index).masked_fill(~valid, ILLEGAL_LOGIT)
+    return listed_categorical(listed, valid, positions)
+
+
+def listed_categorical(listed: th.Tensor, valid: th.Tensor, positions: th.Tensor
+                       ) -> tuple[th.Tensor, th.Tensor]:
+    """``(log p(action), entropy)`` per row from the logits of each row's legal list
+    (``(B, K)``, padding entries already ``ILLEGAL_LOGIT``), the action at
+    ``positions`` in its list."""
     logp = F.log_softmax(listed, dim=-1)
     chosen = logp.gather(1, positions.view(-1, 1)).view(-1)
     return chosen, entropy_from_log_probs(logp, ~valid)
@@ -258,6 +269,23 @@ class ActorCritic(nn.Module):
             latent_pi = self.mlp_extractor.policy_net(features)
             latent_vf = self.mlp_extractor.value_net(features)
         return self.action_net(latent_pi), self.value_net(latent_vf).view(-1)
+
+    def listed_heads(self, features: th.Tensor, index: th.Tensor, valid: th.Tensor,
+                     precision: str = "fp32") -> tuple[th.Tensor, th.Tensor]:
+        """:meth:`heads` with the logits at each row's legal list only (``(B, K)``,
+        padding ``ILLEGAL_LOGIT``; :func:`legal_lists`), computed without the full
+        ``(B, A)`` head (``categorical_kernels.listed_linear``; CPU)."""
+        if precision == "bf16":
+            with th.autocast(features.device.type, dtype=th.bfloat16):
+                latent_pi = self.mlp_extractor.policy_net(features)
+                latent_vf = self.mlp_extractor.value_net(features)
+            latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
+        else:
+            latent_pi = self.mlp_extractor.policy_net(features)
+            latent_vf = self.mlp_extractor.value_net(features)
+        listed = listed_linear(latent_pi, self.action_net.weight, self.action_net.bias,
+                               index, valid, ILLEGAL_LOGIT)
+        return listed, self.value_net(latent_vf).view(-1)
 
     def value(self, observations: th.Tensor) -> th.Tensor:
         """``V`` only, ``(B,)``."""
@@ -521,6 +549,12 @@ class BatchedPPO:
         legal_index, legal_valid = legal_lists(illegal)
         actions, old_logp = self.actions.view(-1), self.log_probs.view(-1)
         positions = action_positions(legal_index, legal_valid, actions)
+        # the head at the legal lists only where they are a small part of the action
+        # set (``listed_linear``): measured on a 2048 minibatch, Traffic Jam's 7 legal
+        # of 600 actions 8.3 ms -> 1.0 ms; at Jakarta Traffic's 22% the two are level
+        # and at Jamming Traffic's 32% the dense product wins
+        listed_head = (features.device.type == "cpu" and int(legal_valid.sum())
+                       < LISTED_HEAD_SHARE * legal_valid.shape[0] * self.game.num_actions)
         advantages, returns = self.advantages.view(-1), self.returns.view(-1)
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
                 "clip_fraction": 0.0}
@@ -531,10 +565,19 @@ class BatchedPPO:
                 idx = order[start:start + self.batch_size]
                 # ``index_select``, not ``x[idx]``: the same rows, measured 3x faster
                 # for the features' rows on the CPU
-                logits, values = self.net.heads(features.index_select(0, idx), self.precision)
-                logp, entropy = listed_log_prob_entropy(
-                    logits, legal_index.index_select(0, idx), legal_valid.index_select(0, idx),
-                    actions.index_select(0, idx), positions.index_select(0, idx))
+                mb_features = features.index_select(0, idx)
+                mb_index = legal_index.index_select(0, idx)
+                mb_valid = legal_valid.index_select(0, idx)
+                if listed_head:
+                    listed, values = self.net.listed_heads(mb_features, mb_index, mb_valid,
+                                                           self.precision)
+                    logp, entropy = listed_categorical(listed, mb_valid,
+                                                       positions.index_select(0, idx))
+                else:
+                    logits, values = self.net.heads(mb_features, self.precision)
+                    logp, entropy = listed_log_prob_entropy(
+                        logits, mb_index, mb_valid, actions.index_select(0, idx),
+                        positions.index_select(0, idx))
                 adv = advantages.index_select(0, idx)
                 if len(idx) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -640,7 +683,8 @@ class BatchedPPO:
                          name=name, deterministic=deterministic)
 
 
-__all__ = ["ILLEGAL_LOGIT", "PRECISIONS", "ActorCritic", "BatchedPPO", "action_positions",
-           "compute_gae", "entropy_from_log_probs", "legal_lists", "listed_log_prob_entropy",
-           "load_network_weights", "masked_log_prob_entropy", "masked_log_probs",
-           "sample_categorical", "usable_cores"]
+__all__ = ["ILLEGAL_LOGIT", "LISTED_HEAD_SHARE", "PRECISIONS", "ActorCritic", "BatchedPPO",
+           "action_positions", "compute_gae", "entropy_from_log_probs", "legal_lists",
+           "listed_categorical", "listed_log_prob_entropy", "load_network_weights",
+           "masked_log_prob_entropy", "masked_log_probs", "sample_categorical",
+           "usable_cores"]
