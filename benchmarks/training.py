@@ -146,6 +146,7 @@ def plot(runs: list[dict[str, Any]], path: Path) -> Path:
     """Win share against learner steps, one column per game, a row per opponent: each
     route's mean over the seeds with the seeds' range shaded."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -173,6 +174,8 @@ def plot(runs: list[dict[str, Any]], path: Path) -> Path:
                 ax.set_ylim(0, 1)
                 ax.grid(alpha=0.3)
         axes[-1][j].set_xlabel("learner steps")
+        axes[-1][j].xaxis.set_major_formatter(
+            matplotlib.ticker.FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
     for i in range(len(against)):
         axes[i][0].set_ylabel("win share")
     axes[0][0].legend(fontsize=8)
