@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -194,6 +195,33 @@ def test_arena_command_prints_plain_text_tables_on_request(capsys):
     assert re.search(r"^agent +win share +95% CI +mean reward", out, re.M)
     assert re.search(r"^greedy +\d\.\d{3} +\[", out, re.M)
     assert re.search(r"^row vs column +random +greedy", out, re.M)
+
+
+def test_arena_command_plays_network_players_on_its_torch_threads(monkeypatch, capsys):
+    """``--threads`` (default 1) is torch's thread count while a network player plays;
+    the process's own setting comes back afterwards."""
+    th = pytest.importorskip("torch")
+    from trafficenvs.agents import arena as arena_module
+
+    seen = []
+    real = arena_module.run_arena
+
+    def spy(*args, **kwargs):
+        seen.append(th.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(arena_module, "run_arena", spy)
+    shipped = Path(__file__).resolve().parents[2] / "agents/checkpoints/traffic_jam_2p.zip"
+    before = th.get_num_threads()
+    th.set_num_threads(2)
+    try:
+        for extra, threads in (([], 1), (["--threads", "2"], 2)):
+            assert main(["arena", "traffic_jam", "--games", "4", "--agents",
+                         f"greedy,ppo:{shipped}", *extra]) == 0
+            assert seen[-1] == threads
+            assert th.get_num_threads() == 2
+    finally:
+        th.set_num_threads(before)
 
 
 def test_unknown_agent_is_a_clear_error():

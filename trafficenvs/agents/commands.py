@@ -197,6 +197,10 @@ def add_arena_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", default=None, metavar="PATH", help="also write the results here")
     p.add_argument("--format", choices=sorted(TABLE_FORMATS), default="markdown",
                    help="the tables as Markdown (to paste in a page) or plain text")
+    p.add_argument("--threads", type=positive_int, default=1,
+                   help="torch threads for the network players (default 1: their batches "
+                        "are small, and two arena processes with torch's default of every "
+                        "core each were measured 10x slower on 2 cores)")
     p.add_argument("--list-agents", action="store_true",
                    help="print the agents this game has (the search presets that the bare "
                         "names flatmc, mcts and gumbel stand for, with their measured "
@@ -243,8 +247,17 @@ def run_arena_cmd(args: argparse.Namespace) -> int:
     game = make_game(name, num_players=args.players)
     specs = split_agent_specs(args.agents)
     agents = make_agents(specs, game, seed=args.seed)
-    res = run_arena(name, agents, args.players, args.games, seed=args.seed,
-                    num_envs=args.num_envs)
+    # only where a network player brought torch in: the others never import it
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(args.threads)
+    try:
+        res = run_arena(name, agents, args.players, args.games, seed=args.seed,
+                        num_envs=args.num_envs)
+    finally:
+        if torch is not None and torch.get_num_threads() != before:
+            torch.set_num_threads(before)
     sys.stdout.write(res.table(TABLE_FORMATS[args.format]) + "\n")
     if args.json:
         res.to_json(args.json)
