@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch as th
 
-from trafficenvs.agents.categorical_kernels import sample_masked, sample_masked_rows
+from trafficenvs.agents.categorical_kernels import sample_masked_categorical, sample_masked_rows
 
 
 def _run(logits, legal, uniforms):
@@ -46,7 +46,7 @@ def test_a_row_without_a_legal_action_is_refused():
     logits = th.zeros(3, 4)
     legal = th.tensor([[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 1]], dtype=th.bool)
     with pytest.raises(ValueError, match=r"rows \[1\] have no legal action"):
-        sample_masked(logits, legal)
+        sample_masked_categorical(logits, legal)
 
 
 def test_the_draws_follow_the_masked_softmax_and_never_an_illegal_action():
@@ -55,7 +55,7 @@ def test_the_draws_follow_the_masked_softmax_and_never_an_illegal_action():
     rows = 200_000
     logits = th.tensor([[2.0, 0.0, 5.0, -1.0, 1.0, 9.0]]).expand(rows, -1).contiguous()
     legal = th.tensor([[True, True, False, True, True, False]]).expand(rows, -1)
-    actions, logp = sample_masked(logits, legal, th.Generator().manual_seed(3))
+    actions, logp = sample_masked_categorical(logits, legal, th.Generator().manual_seed(3))
     counts = np.bincount(actions.numpy(), minlength=6)
     assert counts[2] == counts[5] == 0
     p = np.exp([2.0, 0.0, -1.0, 1.0])
@@ -69,7 +69,7 @@ def test_huge_logits_and_one_legal_action_anywhere_in_a_long_row():
     logits = th.randn(3, 600) * 1e4  # exp(logit) would overflow without the maximum
     legal = th.zeros(3, 600, dtype=th.bool)
     legal[0, 0] = legal[1, 599] = legal[2, 300] = True
-    actions, logp = sample_masked(logits, legal, th.Generator().manual_seed(0))
+    actions, logp = sample_masked_categorical(logits, legal, th.Generator().manual_seed(0))
     assert actions.tolist() == [0, 599, 300]
     assert th.equal(logp, th.zeros(3))
 
@@ -78,8 +78,8 @@ def test_same_generator_seed_same_draws_and_each_row_its_own():
     logits = th.randn(64, 50)
     legal = th.rand(64, 50) < 0.3
     legal[:, 7] = True
-    a, _ = sample_masked(logits, legal, th.Generator().manual_seed(5))
-    b, _ = sample_masked(logits, legal, th.Generator().manual_seed(5))
+    a, _ = sample_masked_categorical(logits, legal, th.Generator().manual_seed(5))
+    b, _ = sample_masked_categorical(logits, legal, th.Generator().manual_seed(5))
     assert th.equal(a, b)
     # a row's draw depends on its logits, mask and uniform only: row 10 alone, given
     # row 10's uniform, draws what it drew in the batch
@@ -91,7 +91,7 @@ def test_same_generator_seed_same_draws_and_each_row_its_own():
 def test_writes_into_the_given_rows():
     logits, legal = th.zeros(4, 3), th.ones(4, 3, dtype=th.bool)
     store_a, store_p = th.full((2, 4), -5, dtype=th.int64), th.zeros(2, 4)
-    a, p = sample_masked(logits, legal, None, actions=store_a[1], log_probs=store_p[1])
+    a, p = sample_masked_categorical(logits, legal, None, actions=store_a[1], log_probs=store_p[1])
     assert a.data_ptr() == store_a[1].data_ptr() and (store_a[1] >= 0).all()
     assert (store_a[0] == -5).all()
     th.testing.assert_close(store_p[1], th.full((4,), -math.log(3.0)))
@@ -109,7 +109,7 @@ def test_bad_arguments_are_refused_before_the_kernel_runs(bad, match):
     args = dict(logits=th.zeros(4, 3), legal=th.ones(4, 3, dtype=th.bool))
     args.update(bad)
     with pytest.raises(ValueError, match=match):
-        sample_masked(args.pop("logits"), args.pop("legal"), None, **args)
+        sample_masked_categorical(args.pop("logits"), args.pop("legal"), None, **args)
 
 
 # -- the action head at the legal lists only ---------------------------------------------

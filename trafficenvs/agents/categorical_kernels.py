@@ -161,7 +161,7 @@ def listed_linear(latent: th.Tensor, weight: th.Tensor, bias: th.Tensor,
                               index.contiguous(), valid.contiguous(), fill)
 
 
-def sample_masked(logits: th.Tensor, legal: th.Tensor | np.ndarray,
+def sample_masked_categorical(logits: th.Tensor, legal: th.Tensor | np.ndarray,
                   generator: th.Generator | None = None,
                   actions: th.Tensor | None = None, log_probs: th.Tensor | None = None
                   ) -> tuple[th.Tensor, th.Tensor]:
@@ -182,7 +182,8 @@ def sample_masked(logits: th.Tensor, legal: th.Tensor | np.ndarray,
                          f"{getattr(logits, 'dtype', type(logits))} "
                          f"{tuple(getattr(logits, 'shape', ()))}")
     if logits.device.type != "cpu":
-        raise ValueError(f"sample_masked runs on the CPU; logits are on {logits.device}")
+        raise ValueError("sample_masked_categorical runs on the CPU; logits are on "
+                         f"{logits.device}")
     mask = legal.numpy() if isinstance(legal, th.Tensor) else np.asarray(legal)
     if mask.shape != tuple(logits.shape):
         raise ValueError(f"legal must have the logits' shape {tuple(logits.shape)}, got "
@@ -209,4 +210,4 @@ def sample_masked(logits: th.Tensor, legal: th.Tensor | np.ndarray,
 
 
 __all__ = ["ListedLinear", "listed_linear", "listed_logits_backward", "listed_logits_rows",
-           "sample_masked", "sample_masked_rows"]
+           "sample_masked_categorical", "sample_masked_rows"]

@@ -18,7 +18,7 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from trafficenvs.agents.categorical_kernels import sample_masked
+from trafficenvs.agents.categorical_kernels import sample_masked_categorical
 
 
 def inverse_bounds(observation_space: spaces.Box) -> th.Tensor:
@@ -166,7 +166,7 @@ class PPOPolicy:
         with th.no_grad():
             _, logits = self._logits(observation, action_mask)
             if not self.deterministic:
-                actions, _ = sample_masked(logits.float(), np.asarray(action_mask))
+                actions, _ = sample_masked_categorical(logits.float(), np.asarray(action_mask))
                 return actions.numpy()
             mask = th.as_tensor(np.asarray(action_mask, bool))
             logits = logits.masked_fill(~mask, -th.inf)

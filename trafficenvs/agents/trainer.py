@@ -54,7 +54,7 @@ import torch as th
 from torch import nn
 from torch.nn import functional as F
 
-from trafficenvs.agents.categorical_kernels import listed_linear, sample_masked
+from trafficenvs.agents.categorical_kernels import listed_linear, sample_masked_categorical
 from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ppo import PPOPolicy, ScaledExtractor
 from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
@@ -166,10 +166,10 @@ def sample_categorical(log_probs: th.Tensor, illegal: th.Tensor,
     By the inverse of the cumulative distribution, one uniform number per row (not
     Gumbel-max, whose ``B x A`` random numbers were half of the rollout's time in
     Traffic Jam), in the numba kernel of
-    :func:`~trafficenvs.agents.categorical_kernels.sample_masked`, which reads only the
+    :func:`~trafficenvs.agents.categorical_kernels.sample_masked_categorical`, which reads only the
     legal entries (the rollout calls it on the logits directly).
     """
-    return sample_masked(log_probs.float(), ~illegal, generator)
+    return sample_masked_categorical(log_probs.float(), ~illegal, generator)
 
 
 # -- GAE -------------------------------------------------------------------------------
@@ -473,8 +473,8 @@ class BatchedPPO:
         """A sample of the masked categorical per row of step ``t`` and its
         log-probability, written into ``actions[t]`` and ``log_probs[t]`` (a numba
         kernel over the legal actions only: ``categorical_kernels``)."""
-        sample_masked(logits, self.env_mask, self.generator, actions=self.actions[t],
-                      log_probs=self.log_probs[t])
+        sample_masked_categorical(logits, self.env_mask, self.generator,
+                                  actions=self.actions[t], log_probs=self.log_probs[t])
 
     def collect_rollout(self, total: int | None = None) -> None:
         """Fill the rollout storage with ``n_steps`` steps of every game, then GAE."""
