@@ -260,6 +260,12 @@ class ActorCritic(nn.Module):
         has no parameters, so the update computes them once per rollout).
         ``precision="bf16"``: the hidden layers in bfloat16 (autocast), the heads
         float32."""
+        latent_pi, latent_vf = self._latents(features, precision)
+        return self.action_net(latent_pi), self.value_net(latent_vf).view(-1)
+
+    def _latents(self, features: th.Tensor, precision: str) -> tuple[th.Tensor, th.Tensor]:
+        """The actor's and the critic's last hidden layers, float32 (``bf16``: computed
+        under autocast, then converted)."""
         if precision == "bf16":
             with th.autocast(features.device.type, dtype=th.bfloat16):
                 latent_pi = self.mlp_extractor.policy_net(features)
@@ -268,21 +274,14 @@ class ActorCritic(nn.Module):
         else:
             latent_pi = self.mlp_extractor.policy_net(features)
             latent_vf = self.mlp_extractor.value_net(features)
-        return self.action_net(latent_pi), self.value_net(latent_vf).view(-1)
+        return latent_pi, latent_vf
 
     def listed_heads(self, features: th.Tensor, index: th.Tensor, valid: th.Tensor,
                      precision: str = "fp32") -> tuple[th.Tensor, th.Tensor]:
         """:meth:`heads` with the logits at each row's legal list only (``(B, K)``,
         padding ``ILLEGAL_LOGIT``; :func:`legal_lists`), computed without the full
         ``(B, A)`` head (``categorical_kernels.listed_linear``; CPU)."""
-        if precision == "bf16":
-            with th.autocast(features.device.type, dtype=th.bfloat16):
-                latent_pi = self.mlp_extractor.policy_net(features)
-                latent_vf = self.mlp_extractor.value_net(features)
-            latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
-        else:
-            latent_pi = self.mlp_extractor.policy_net(features)
-            latent_vf = self.mlp_extractor.value_net(features)
+        latent_pi, latent_vf = self._latents(features, precision)
         listed = listed_linear(latent_pi, self.action_net.weight, self.action_net.bias,
                                index, valid, ILLEGAL_LOGIT)
         return listed, self.value_net(latent_vf).view(-1)
