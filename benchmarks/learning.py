@@ -51,11 +51,14 @@ def run(games: list[str], timesteps: int, eval_every: int, eval_games: int, seed
         if all(old.get(k) == result[k] for k in ("timesteps", "eval_every", "eval_games",
                                                    "seed")):
             result["games"] = old["games"]
+    # the curves were measured with MaskablePPO: the SB3 route, where a trainer is chosen
+    # (the commits before the batched trainer have no such setting)
+    route = {"trainer": "sb3"} if "trainer" in TrainConfig.__dataclass_fields__ else {}
     for g in games:
         cfg = TrainConfig(game=g, players=2, timesteps=timesteps, seed=seed,
                           eval_every=eval_every, eval_games=eval_games,
                           checkpoint_every=0, progress=False,
-                          out=str(out_dir / f"v{v}" / f"{g}_2p.zip"))
+                          out=str(out_dir / f"v{v}" / f"{g}_2p.zip"), **route)
         t0 = time.perf_counter()
         summary = train(cfg)
         result["games"][g] = {

@@ -77,9 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.algo != "ppo":
                 raise ValueError("--algo exit trains in this process (its search is the "
                                  "package's); the rllib backend trains with RLlib's PPO")
-            if args.trainer != "sb3":
-                raise ValueError("--trainer batched trains in this process; the rllib "
-                                 "backend trains with RLlib's PPO (leave --trainer out)")
+            if args.trainer is not None:
+                raise ValueError(f"--trainer {args.trainer} trains in this process; the "
+                                 f"rllib backend trains with RLlib's PPO (leave --trainer "
+                                 f"out)")
             if args.teacher or args.timesteps == 0:
                 raise ValueError("--teacher and --timesteps 0 (distil only) need the sb3 "
                                  "backend; the rllib backend trains by PPO alone")

@@ -590,17 +590,38 @@ def test_train_trainer_batched_runs_the_commands_schedule_and_its_checkpoint_pla
     assert "| ppo:tj " in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("extra, flag", [(["--arch", "plan"], "--arch plan"),
-                                         (["--tensorboard", "tb"], "--tensorboard"),
-                                         (["--backend", "rllib"], "rllib backend")])
-def test_train_trainer_batched_refuses_what_it_cannot_do_yet(extra, flag, capsys):
+def test_train_trainer_batched_refuses_the_rllib_backend(capsys):
     from trafficenvs.cli import main
 
-    game = "jakarta_traffic" if "plan" in extra else "traffic_jam"
     with pytest.raises(SystemExit) as exit_:
-        main(["train", game, "--trainer", "batched", "--timesteps", "10", *extra])
+        main(["train", "traffic_jam", "--trainer", "batched", "--timesteps", "10",
+              "--backend", "rllib"])
     assert exit_.value.code == 2
-    assert flag in capsys.readouterr().err
+    assert "rllib backend" in capsys.readouterr().err
+
+
+def test_train_trainer_batched_writes_tensorboard_logs(tmp_path):
+    """``--tensorboard DIR``: the update's losses, the speed and the evaluations'
+    win shares, in a new numbered run directory each time (as SB3 numbers them)."""
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from trafficenvs.cli import main
+
+    args = ["train", "traffic_jam", "--trainer", "batched", "--timesteps", "1024",
+            "--num-envs", "16", "--n-steps", "32", "--batch-size", "256", "--eval-every",
+            "512", "--eval-games", "10", "--checkpoint-every", "0", "--no-progress",
+            "--tensorboard", str(tmp_path / "tb"), "--out", str(tmp_path / "m.zip")]
+    assert main(args) == 0 and main(args) == 0
+    runs = sorted(p.name for p in (tmp_path / "tb").iterdir())
+    assert runs == ["BatchedPPO_1", "BatchedPPO_2"]
+    events = EventAccumulator(str(tmp_path / "tb" / "BatchedPPO_1"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"train/policy_loss", "train/value_loss", "train/entropy", "train/approx_kl",
+            "time/learner_steps_per_s", "eval/win_share_vs_random",
+            "eval/win_share_vs_greedy"} <= tags
+    assert [e.step for e in events.Scalars("train/value_loss")] == [512, 1024]
 
 
 @pytest.mark.parametrize("extra", [["--trainer", "sb3"], ["--backend", "rllib"]])
@@ -660,8 +681,8 @@ def test_train_trainer_batched_distils_a_teacher_then_continues_with_init(tmp_pa
                  "--checkpoint-every", "0", "--no-progress", "--init", str(out),
                  "--out", str(tmp_path / "more.zip")]) == 0
     sb3 = tmp_path / "sb3.zip"
-    assert main(["train", "traffic_jam", "--timesteps", "256", "--num-envs", "8",
-                 "--batch-size", "128", "--n-epochs", "1", "--eval-every", "0",
+    assert main(["train", "traffic_jam", "--trainer", "sb3", "--timesteps", "256",
+                 "--num-envs", "8", "--batch-size", "128", "--n-epochs", "1", "--eval-every", "0",
                  "--eval-games", "10", "--checkpoint-every", "0", "--no-progress",
                  "--out", str(sb3)]) == 0
     trainer.load_weights(sb3)

@@ -12,9 +12,12 @@ from trafficenvs.cli import main  # noqa: E402
 
 
 def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_path, capsys):
+    """The SB3 route (``--trainer sb3``): its checkpoints, evaluations and phases (the
+    batched trainer's own are in ``test_trainer.py``)."""
     out = tmp_path / "tj_2p.zip"
     assert main([
-        "train", "traffic_jam", "--players", "2", "--timesteps", "1024", "--num-envs", "16",
+        "train", "traffic_jam", "--trainer", "sb3", "--players", "2", "--timesteps", "1024",
+        "--num-envs", "16",
         "--n-steps", "32", "--batch-size", "256", "--n-epochs", "1",
         "--opponents", "random,greedy,self", "--snapshot-every", "512",
         "--eval-every", "512", "--eval-games", "40", "--checkpoint-every", "512",
@@ -44,11 +47,12 @@ def test_train_command_writes_checkpoints_evaluations_and_a_playable_model(tmp_p
 
 
 @pytest.mark.parametrize("game,extra", [("jamming_traffic", ["--shaping"]),
-                                        ("jakarta_traffic", ["--shaping"])])
+                                        ("jakarta_traffic", ["--shaping", "--trainer", "sb3"])])
 def test_every_game_trains_against_its_greedy_player_and_keeps_the_callers_threads(
         game, extra, tmp_path, capsys):
-    """Training runs the env on ``--env-threads`` numba threads and restores the
-    caller's count afterwards (a notebook keeps its own setting)."""
+    """Training (the default batched trainer, and the SB3 route) runs the env on
+    ``--env-threads`` numba threads and restores the caller's counts afterwards (a
+    notebook keeps its own setting)."""
     import numba
     import torch as th
 

@@ -1,8 +1,9 @@
 """``trafficenvs train --trainer batched``: the train command's run with
 :class:`~trafficenvs.agents.trainer.BatchedPPO` instead of SB3's MaskablePPO.
 
-The run is the SB3 route's (``agents/training.py``) in everything the trainer can do:
-the same options, opponents (``random``, ``greedy``, ``ppo:PATH`` and ``self``
+The run is the SB3 route's (``agents/training.py``) in everything: the same options,
+the flat or the plan network (``--arch plan``, with ``--prior-beta`` its greedy
+prior: ``agents/plan_network.py``), opponents (``random``, ``greedy``, ``ppo:PATH`` and ``self``
 snapshots taken every ``snapshot_every`` steps, the newest ``max_snapshots`` kept),
 potential shaping and its schedule, evaluations every ``eval_every`` steps written to
 the ``.curve.csv``, checkpoints every ``checkpoint_every`` steps, the final checkpoint,
@@ -12,9 +13,11 @@ Gymnasium opponents load them as ``ppo:PATH``, and loading one runs no code.
 
 Distillation (``--teacher``, DAgger rounds) runs the SB3 route's own code on an SB3
 copy of the network (the same parameter names) and hands the weights back before PPO;
-``--init`` starts from either kind of checkpoint's weights. Not yet here (refused with a
-message, not ignored): the plan and prior networks (``--arch plan``, ``--prior-beta``)
-and TensorBoard logs; the SB3 route has them.
+``--init`` starts from either kind of checkpoint's weights (a plan network also from an
+older plan network, widened as the SB3 route does). ``--tensorboard DIR`` writes the
+update's losses, the learner steps/s and the evaluations' win shares to
+``DIR/BatchedPPO_<n>`` (the SB3 route writes ``DIR/MaskablePPO_<n>``), where
+tensorboard is installed.
 """
 
 from __future__ import annotations
@@ -33,14 +36,21 @@ if TYPE_CHECKING:
     from trafficenvs.agents.training import TrainConfig
 
 
-def refuse_unsupported(cfg: TrainConfig) -> None:
-    """A ``ValueError`` naming each option the batched trainer does not take yet."""
-    bad = [flag for flag, on in (("--arch plan", cfg.arch != "mlp"),
-                                 ("--prior-beta", cfg.prior_beta is not None),
-                                 ("--tensorboard", bool(cfg.tensorboard))) if on]
-    if bad:
-        raise ValueError(f"--trainer batched does not take {', '.join(bad)} yet; use "
-                         f"--trainer sb3 for {'it' if len(bad) == 1 else 'them'}")
+def tensorboard_writer(directory: str | None, name: str = "BatchedPPO") -> Any:
+    """A TensorBoard ``SummaryWriter`` on a new ``directory/<name>_<n>`` (``n`` one past
+    the highest there, as SB3 numbers its runs), or ``None`` without a directory or
+    without tensorboard installed (said once, not an error: the logs are optional)."""
+    if not directory:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        print("tensorboard is not installed: no TensorBoard logs")
+        return None
+    root = Path(directory)
+    taken = [int(p.name.rsplit("_", 1)[1]) for p in root.glob(f"{name}_*")
+             if p.name.rsplit("_", 1)[1].isdigit()] if root.is_dir() else []
+    return SummaryWriter(log_dir=str(root / f"{name}_{max(taken, default=0) + 1}"))
 
 
 def train_batched(cfg: TrainConfig) -> dict[str, Any]:
@@ -48,6 +58,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
     with the same keys as the SB3 route's)."""
     from trafficenvs.agents.trainer import BatchedPPO
     from trafficenvs.agents.training import (
+        check_ppo_options,
         default_out,
         distil_teacher,
         evaluate_player,
@@ -56,8 +67,8 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
         write_curve,
     )
 
-    refuse_unsupported(cfg)
     name = game_name(cfg.game)
+    check_ppo_options(cfg, name)
     out = Path(cfg.out or default_out(name, cfg.players, cfg.seed))
     out.parent.mkdir(parents=True, exist_ok=True)
     options = dict(cfg.options, shaping=True) if cfg.shaping else dict(cfg.options)
@@ -69,7 +80,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
                      net=cfg.net, seed=cfg.seed, potential=cfg.potential,
                      potential_until=cfg.potential_until, torch_threads=cfg.torch_threads,
                      update_threads=cfg.update_threads, env_threads=cfg.env_threads,
-                     precision=cfg.precision)
+                     precision=cfg.precision, arch=cfg.arch, prior_beta=cfg.prior_beta)
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
                     else ["random"] + (["greedy"] if has_greedy(name) else []))
     if cfg.init:
@@ -102,6 +113,11 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
         n = trainer.num_timesteps
         if progress is not None:
             progress.update(task, completed=n)
+        if writer is not None:
+            for k, v in trainer.stats.items():
+                writer.add_scalar(f"train/{k}", v, n)
+            writer.add_scalar("time/learner_steps_per_s",
+                              n / max(time.perf_counter() - t0 - eval_seconds[0], 1e-9), n)
         if "self" in groups and n >= due["snap"]:
             pool.add(trainer.policy(f"self@{n}", deterministic=False), group="self")
             due["snap"] += cfg.snapshot_every
@@ -114,6 +130,9 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
                             "seconds": round(wall, 1),
                             **{f"win_share_vs_{k}": round(v, 4) for k, v in shares.items()}})
             write_curve(out.with_suffix(".curve.csv"), history)
+            if writer is not None:
+                for k, v in shares.items():
+                    writer.add_scalar(f"eval/win_share_vs_{k}", v, n)
             msg = ", ".join(f"vs {k} {v:.3f}" for k, v in shares.items())
             print(f"[{n:>9} steps, {wall:7.1f} s] win share ({cfg.eval_games} games each) "
                   f"{msg}", flush=True)
@@ -122,6 +141,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
             due["ckpt"] += cfg.checkpoint_every
         return True
 
+    writer = tensorboard_writer(cfg.tensorboard)
     progress = task = None
     if cfg.progress and total:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -136,6 +156,8 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
     finally:
         if progress is not None:
             progress.stop()
+        if writer is not None:
+            writer.close()
     wall = time.perf_counter() - t0
     ppo.save(out)
     final = evaluate(10**9)
@@ -162,4 +184,4 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["refuse_unsupported", "train_batched"]
+__all__ = ["tensorboard_writer", "train_batched"]

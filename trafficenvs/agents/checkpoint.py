@@ -25,8 +25,8 @@ from a source you trust (docs/rllib.md).
 
 **The weights-only format** (what ``agents/trainer.py`` writes) needs none of that: a
 zip of exactly two members, ``config.json`` (the game, its player count, the network's
-layer widths, the observation bounds, the format and its version) and ``weights.pt``
-(the network's state dict, written by ``torch.save`` and read back with
+architecture and layer widths, the observation bounds, the format and its version) and
+``weights.pt`` (the network's state dict, written by ``torch.save`` and read back with
 ``torch.load(weights_only=True)``: tensors in plain containers, no objects). Any other
 member, an unknown setting or an unknown weight is refused. :func:`checkpoint_format`
 tells the two formats apart by the zip's members, :func:`read_weights` reads this one
@@ -268,13 +268,22 @@ def load_parameters(path: str | Path) -> dict[str, Any]:
 # -- the weights-only format -------------------------------------------------------------
 #: the ``format`` of a weights-only checkpoint's ``config.json``
 WEIGHTS_FORMAT = "trafficenvs-ppo-weights"
-#: its version: a file of a later version is refused (written by a newer trafficenvs)
-WEIGHTS_VERSION = 1
+#: its version: a file of a later version is refused (written by a newer trafficenvs).
+#: Version 2 added ``arch`` and ``prior_beta`` (the plan network and its greedy prior);
+#: a plain ``mlp`` network is still written as version 1, which every reader reads
+WEIGHTS_VERSION = 2
+#: the network architectures of the format: SB3's ``MlpPolicy`` (``ppo.ScaledExtractor``)
+#: and the plan network (``plan_policy.PlanPolicy``, with ``prior_beta`` its
+#: ``prior_policy.PriorPlanPolicy``)
+WEIGHTS_ARCHS = ("mlp", "plan")
 #: its members, exactly
 WEIGHTS_MEMBERS = ("config.json", "weights.pt")
 #: the settings ``config.json`` holds (``training`` is a record of the run, unread)
 CONFIG_KEYS = {"format", "version", "game", "players", "obs_dim", "num_actions", "net",
-               "activation", "observation_low", "observation_high", "training"}
+               "activation", "observation_low", "observation_high", "training", "arch",
+               "prior_beta"}
+#: the settings a file may leave out (``arch`` then means ``"mlp"``, no prior)
+OPTIONAL_KEYS = {"training", "arch", "prior_beta"}
 #: the largest ``config.json`` read
 MAX_CONFIG_BYTES = 4 * 2**20
 
@@ -299,18 +308,28 @@ def _members(raw: bytes, name: str) -> list[str]:
         raise CheckpointError(f"{name}: not a readable checkpoint zip ({err})") from None
 
 
-def weights_config(game: Any, net: Any, training: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
-    """The ``config.json`` of a weights-only checkpoint of an ``MlpPolicy``-shaped
-    network (``net``: the hidden widths of its actor and of its critic) for ``game``."""
+def weights_config(game: Any, net: Any, training: dict[str, Any] | None = None,
+                   arch: str = "mlp", prior_beta: float | None = None) -> dict[str, Any]:
+    """The ``config.json`` of a weights-only checkpoint for ``game`` of an
+    ``MlpPolicy``-shaped network (``arch="mlp"``) or of the plan network
+    (``arch="plan"``; ``prior_beta``: with the greedy prior, this its starting weight,
+    the learned one being among the weights); ``net``: the hidden widths of its actor
+    and of its critic. A plain network is written as version 1, so that older readers
+    read it."""
     box = game.observation_box()
-    return {"format": WEIGHTS_FORMAT, "version": WEIGHTS_VERSION, "game": game.name,
-            "players": int(game.num_players), "obs_dim": int(game.obs_dim),
-            "num_actions": int(game.num_actions), "net": [int(w) for w in net],
-            "activation": "tanh",
-            "observation_low": np.asarray(box.low).reshape(-1).tolist(),
-            "observation_high": np.asarray(box.high).reshape(-1).tolist(),
-            "training": dict(training or {})}
+    config: dict[str, Any] = {
+        "format": WEIGHTS_FORMAT, "version": 1, "game": game.name,
+        "players": int(game.num_players), "obs_dim": int(game.obs_dim),
+        "num_actions": int(game.num_actions), "net": [int(w) for w in net],
+        "activation": "tanh",
+        "observation_low": np.asarray(box.low).reshape(-1).tolist(),
+        "observation_high": np.asarray(box.high).reshape(-1).tolist(),
+        "training": dict(training or {})}
+    if arch != "mlp" or prior_beta is not None:
+        config.update(version=2, arch=arch, prior_beta=(None if prior_beta is None
+                                                        else float(prior_beta)))
+    _check_config(config, "config")
+    return config
 
 
 def write_weights(path: str | Path, config: dict[str, Any], state_dict: dict[str, Any]
@@ -385,7 +404,7 @@ def _check_config(config: Any, name: str) -> None:
     if unknown:
         raise CheckpointError(f"{name}: config.json has settings this loader does not "
                               f"know: {unknown}")
-    missing = sorted(CONFIG_KEYS - {"training"} - set(config))
+    missing = sorted(CONFIG_KEYS - OPTIONAL_KEYS - set(config))
     if missing:
         raise CheckpointError(f"{name}: config.json lacks {missing}")
     if config["format"] != WEIGHTS_FORMAT:
@@ -423,6 +442,18 @@ def _check_config(config: Any, name: str) -> None:
             raise CheckpointError(f"{name}: {key} must be {obs_dim} numbers")
     if not isinstance(config.get("training", {}), dict):
         raise CheckpointError(f"{name}: training must be a JSON object")
+    arch = config.get("arch", "mlp")
+    if arch not in WEIGHTS_ARCHS:
+        raise CheckpointError(f"{name}: arch must be one of {', '.join(WEIGHTS_ARCHS)}, "
+                              f"got {arch!r}")
+    beta = config.get("prior_beta")
+    if beta is not None and (arch != "plan" or not isinstance(beta, (int, float))
+                             or isinstance(beta, bool) or not np.isfinite(beta)):
+        raise CheckpointError(f"{name}: prior_beta must be a finite number, and only with "
+                              f"arch 'plan'; got {beta!r} with {arch!r}")
+    if version < 2 and ("arch" in config or "prior_beta" in config):
+        raise CheckpointError(f"{name}: arch and prior_beta are settings of version 2, "
+                              f"this file says version {version}")
 
 
 def _check_game(config: dict[str, Any], game: Any, name: str) -> None:
@@ -443,7 +474,15 @@ def _check_game(config: dict[str, Any], game: Any, name: str) -> None:
 
 
 def weight_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
-    """Every tensor of the network ``config`` describes, by its SB3 name, and its shape."""
+    """Every tensor of the network ``config`` describes, by its SB3 name, and its shape
+    (the plan network's: those of the policy :func:`build_policy` makes for it)."""
+    if config.get("arch", "mlp") != "mlp":
+        try:
+            policy = build_policy(config)
+        except (KeyError, ValueError) as err:  # a game without plan features, or unknown
+            raise CheckpointError(f"no plan network for {config['game']!r} with "
+                                  f"{config['players']} players: {err}") from None
+        return {k: tuple(v.shape) for k, v in policy.state_dict().items()}
     d, a, net = config["obs_dim"], config["num_actions"], config["net"]
     shapes: dict[str, tuple[int, ...]] = {
         f"{k}.inv_high": (d,) for k in ("features_extractor", "pi_features_extractor",
@@ -480,10 +519,22 @@ def _check_weights(tensors: Any, config: dict[str, Any], name: str) -> None:
 
 
 def sb3_policy(config: dict[str, Any], state_dict: dict[str, Any], game: Any = None) -> Any:
-    """The SB3 ``MaskableActorCriticPolicy`` (``MlpPolicy`` with ``ScaledExtractor``)
-    that ``config`` describes, holding ``state_dict`` (the player of a weights-only
-    checkpoint: ``PPOPolicy`` plays it). Its spaces are ``game``'s or, without one,
-    built from the bounds in ``config``."""
+    """The SB3 policy that ``config`` describes (:func:`build_policy`), holding
+    ``state_dict``, in evaluation mode: the player of a weights-only checkpoint
+    (``PPOPolicy`` plays it)."""
+    policy = build_policy(config, game)
+    policy.load_state_dict(state_dict, strict=True)
+    policy.set_training_mode(False)
+    return policy
+
+
+def build_policy(config: dict[str, Any], game: Any = None) -> Any:
+    """A new SB3 policy of the network ``config`` describes, with SB3's initial
+    weights: ``MaskableActorCriticPolicy`` with ``ScaledExtractor`` (``arch="mlp"``),
+    ``PlanPolicy`` (``"plan"``) or ``PriorPlanPolicy`` (``"plan"`` with a
+    ``prior_beta``). The classes are the package's own, chosen by the checked config,
+    never named by the file. Its spaces are ``game``'s or, without one, built from the
+    bounds in ``config``."""
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -497,15 +548,24 @@ def sb3_policy(config: dict[str, Any], state_dict: dict[str, Any], game: Any = N
         dtype = np.uint8 if low.min() >= 0 and high.max() <= 255 else np.float32
         obs_space = spaces.Box(low.astype(dtype), high.astype(dtype), dtype=dtype)
     net = list(config["net"])
-    policy = MaskableActorCriticPolicy(
-        obs_space, spaces.Discrete(config["num_actions"]), lambda _: 0.0,
-        net_arch={"pi": net, "vf": list(net)}, features_extractor_class=ScaledExtractor)
-    policy.load_state_dict(state_dict, strict=True)
-    policy.set_training_mode(False)
-    return policy
+    action_space = spaces.Discrete(config["num_actions"])
+    if config.get("arch", "mlp") == "plan":
+        from trafficenvs.agents.plan_policy import PlanPolicy, plan_policy_kwargs
+        from trafficenvs.agents.prior_policy import PriorPlanPolicy
+
+        kwargs = plan_policy_kwargs(config["players"], tuple(net), config["game"])
+        beta = config.get("prior_beta")
+        if beta is None:
+            return PlanPolicy(obs_space, action_space, lambda _: 0.0, **kwargs)
+        return PriorPlanPolicy(obs_space, action_space, lambda _: 0.0,
+                               prior_beta=float(beta), **kwargs)
+    return MaskableActorCriticPolicy(
+        obs_space, action_space, lambda _: 0.0, net_arch={"pi": net, "vf": list(net)},
+        features_extractor_class=ScaledExtractor)
 
 
-__all__ = ["CONFIG_KEYS", "CheckpointError", "MAX_BYTES", "WEIGHTS_FORMAT",
-           "WEIGHTS_MEMBERS", "WEIGHTS_VERSION", "checkpoint_format", "custom_objects",
+__all__ = ["CONFIG_KEYS", "OPTIONAL_KEYS", "CheckpointError", "MAX_BYTES", "WEIGHTS_FORMAT",
+           "WEIGHTS_ARCHS", "WEIGHTS_MEMBERS", "WEIGHTS_VERSION", "build_policy",
+           "checkpoint_format", "custom_objects",
            "load_model", "load_parameters", "read_data", "read_file", "read_weights",
            "sb3_policy", "weight_shapes", "weights_config", "write_weights"]

@@ -261,16 +261,28 @@ def load_plan_init(model: Any, path: str) -> None:
     from trafficenvs.agents.checkpoint import load_parameters
 
     params = load_parameters(path)  # the weights only: nothing in the file is unpickled
-    old = params["policy"]
-    if "prior.beta" in old and not hasattr(model.policy, "prior"):
+    state = plan_init_state(params["policy"], model.policy, path)
+    if state is params["policy"]:
+        model.set_parameters(params, exact_match=True, device="cpu")
+    else:
+        model.policy.load_state_dict(state)
+
+
+def plan_init_state(old: dict[str, th.Tensor], policy: Any, path: str
+                    ) -> dict[str, th.Tensor]:
+    """The state dict that starts ``policy`` (a plan network: an SB3 :class:`PlanPolicy`
+    or the batched trainer's ``PlanActorCritic``) from ``old``, the state dict of the
+    checkpoint at ``path``: ``old`` itself when every shape fits, else
+    :func:`widen_plan_state`'s. A ``ValueError`` if ``old`` has the greedy prior and
+    ``policy`` not (its learned weight would be lost)."""
+    if "prior.beta" in old and getattr(policy, "prior", None) is None:
         raise ValueError(f"{path} was trained with the greedy prior: continue it with "
                          f"--prior-beta (its learned beta is kept)")
     if all(old.get(k) is not None and old[k].shape == v.shape
-           for k, v in model.policy.state_dict().items()):
-        model.set_parameters(params, exact_match=True, device="cpu")
-        return
+           for k, v in policy.state_dict().items()):
+        return old
     # from a plan network without the greedy prior: its weights, the prior's own start
-    model.policy.load_state_dict(widen_plan_state(old, model.policy))
+    return widen_plan_state(old, policy)
 
 
 def plan_policy_kwargs(num_players: int, net: tuple[int, ...],
@@ -284,4 +296,5 @@ def plan_policy_kwargs(num_players: int, net: tuple[int, ...],
 
 
 __all__ = ["PlanExtractor", "PlanHead", "PlanMlpExtractor", "PlanPolicy", "PlanSizes",
-           "load_plan_init", "plan_policy_kwargs", "plan_reader", "widen_plan_state"]
+           "load_plan_init", "plan_init_state", "plan_policy_kwargs", "plan_reader",
+           "widen_plan_state"]

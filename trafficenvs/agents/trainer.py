@@ -230,7 +230,19 @@ class ActorCritic(nn.Module):
     ``ortho_init``). The extractor is registered as ``features_extractor``,
     ``pi_features_extractor`` and ``vf_features_extractor`` (one module, shared, as
     SB3's PPO shares it), so :meth:`state_dict` has exactly an SB3 policy's keys.
+
+    The batched trainer reads its network through this class's interface: ``forward``
+    and ``heads`` (logits and values), ``value``, ``features_extractor``,
+    ``prior_moves`` (a prior's moves to keep with the rollout; none here), ``net``,
+    ``arch``, ``prior_beta`` and ``listable`` (the action head is one linear layer, so
+    the update may evaluate it at the legal lists only);
+    :class:`~trafficenvs.agents.plan_network.PlanActorCritic` is the other network
+    with it.
     """
+
+    listable = True
+    arch = "mlp"
+    prior_beta = None
 
     def __init__(self, observation_space: Any, num_actions: int,
                  net: Sequence[int] = (128, 128), generator: th.Generator | None = None):
@@ -250,16 +262,21 @@ class ActorCritic(nn.Module):
         _orthogonal(self.action_net, 0.01, generator)
         _orthogonal(self.value_net, 1.0, generator)
 
-    def forward(self, observations: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    def prior_moves(self, observations: th.Tensor, legal: Any) -> None:
+        """No prior: ``None`` (the plan network's greedy prior has moves here)."""
+        return None
+
+    def forward(self, observations: th.Tensor, prior_moves: None = None
+                ) -> tuple[th.Tensor, th.Tensor]:
         """``(logits (B, A) unmasked, values (B,))``."""
         return self.heads(self.features_extractor(observations))
 
-    def heads(self, features: th.Tensor, precision: str = "fp32"
+    def heads(self, features: th.Tensor, precision: str = "fp32", prior_moves: None = None
               ) -> tuple[th.Tensor, th.Tensor]:
         """:meth:`forward` from the features (``observation / high``; the extractor
         has no parameters, so the update computes them once per rollout).
         ``precision="bf16"``: the hidden layers in bfloat16 (autocast), the heads
-        float32."""
+        float32. ``prior_moves``: unused (no prior), for the common interface."""
         latent_pi, latent_vf = self._latents(features, precision)
         return self.action_net(latent_pi), self.value_net(latent_vf).view(-1)
 
@@ -300,11 +317,13 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def load_network_weights(net: ActorCritic, game: Game, path: str | Path) -> None:
-    """Load a checkpoint's network into ``net``: a weights-only checkpoint or an SB3 zip
-    of the same game and layer widths (the ``MlpPolicy`` names are this network's).
-    Nothing is unpickled (``agents/checkpoint.py``); a network that does not fit
-    raises ``ValueError``."""
+def load_network_weights(net: nn.Module, game: Game, path: str | Path) -> None:
+    """Load a checkpoint's network into ``net`` (:class:`ActorCritic` or the plan
+    network): a weights-only checkpoint or an SB3 zip of the same game and layer
+    widths (the SB3 policy's names are this network's); a plan network also from an
+    older plan network (``plan_policy.plan_init_state`` widens it). Nothing is
+    unpickled (``agents/checkpoint.py``); a network that does not fit raises
+    ``ValueError``."""
     from trafficenvs.agents.checkpoint import (
         checkpoint_format,
         load_parameters,
@@ -315,6 +334,13 @@ def load_network_weights(net: ActorCritic, game: Game, path: str | Path) -> None
         state = read_weights(path, game)[1]
     else:
         state = load_parameters(path).get("policy", {})
+    if net.arch == "plan":
+        from trafficenvs.agents.plan_policy import plan_init_state
+
+        try:
+            state = plan_init_state(state, net, str(path))
+        except ValueError as err:
+            raise ValueError(f"--init {path}: {err}") from None
     try:
         net.load_state_dict(state, strict=True)
     except RuntimeError as err:  # names or sizes: another network or game
@@ -345,6 +371,10 @@ class BatchedPPO:
     the minibatches' matrix products are large, so the cores pay there (measured on 2
     cores: 1.4x the learner steps/s of one thread), while the rollout's small batches
     and numba's env want one thread each.
+
+    ``arch``: ``"mlp"`` (:class:`ActorCritic`, default) or ``"plan"``: the plan network
+    (:class:`~trafficenvs.agents.plan_network.PlanActorCritic`; a game with plan
+    features), with the greedy prior started at ``prior_beta`` if that is given.
 
     ``precision``: ``"fp32"`` (default) or ``"bf16"``: the update's hidden layers
     under ``torch.autocast`` in bfloat16 (the output heads, the categorical and the
@@ -382,6 +412,8 @@ class BatchedPPO:
         update_threads: int | None = 0,
         env_threads: int = 1,
         precision: str = "fp32",
+        arch: str = "mlp",
+        prior_beta: float | None = None,
     ):
         for name, v, lo in (("num_envs", num_envs, 1), ("n_steps", n_steps, 1),
                             ("batch_size", batch_size, 1), ("n_epochs", n_epochs, 1)):
@@ -426,8 +458,19 @@ class BatchedPPO:
         #: the trainer's own random stream (initialisation, sampling, minibatches): the
         #: process's global torch RNG is left alone
         self.generator = th.Generator().manual_seed(self.seed)
-        self.net = ActorCritic(self.env.observation_space, self.game.num_actions, net,
-                               generator=self.generator)
+        if arch == "plan":
+            from trafficenvs.agents.plan_network import PlanActorCritic
+
+            self.net: nn.Module = PlanActorCritic(self.game, net, prior_beta,
+                                                  generator=self.generator)
+        elif arch != "mlp":
+            raise ValueError(f"arch must be 'mlp' or 'plan', got {arch!r}")
+        elif prior_beta is not None:
+            raise ValueError("prior_beta is the plan network's greedy prior: it needs "
+                             "arch='plan'")
+        else:
+            self.net = ActorCritic(self.env.observation_space, self.game.num_actions, net,
+                                   generator=self.generator)
         # fused: one kernel for every parameter's Adam step (measured on the 2-core
         # CPU: 0.23 ms a step against 0.92 for the default, 3-4% of the update); the
         # same algorithm as SB3's Adam (a torch without the fused CPU kernel, before
@@ -456,6 +499,10 @@ class BatchedPPO:
         self.dones = th.zeros((t, n))
         self.advantages = th.zeros((t, n))
         self.returns = th.zeros((t, n))
+        #: the prior's move per position (the plan network's greedy prior), computed
+        #: once while collecting and reused by every epoch of the update
+        self.prior = th.zeros((t, n), dtype=th.int64) if self.net.prior_beta is not None \
+            else None
         last = self.env.venv.last
         #: ``env_observation``, ``env_mask``: tensors over the env's own observation and
         #: (read-only) mask buffers, which every step rewrites in place: each step
@@ -488,8 +535,11 @@ class BatchedPPO:
             t0 = time.perf_counter()
             self.obs[t].copy_(self.env_observation)
             th.logical_not(self.env_mask, out=self.illegal[t])
+            moves = self.net.prior_moves(self.obs[t], self.env_mask)
+            if moves is not None:
+                self.prior[t] = moves
             with th.no_grad():
-                logits, values = self.net(self.obs[t])
+                logits, values = self.net(self.obs[t], moves)
             self._sample(logits, t)
             self.values[t] = values
             t1 = time.perf_counter()
@@ -552,7 +602,9 @@ class BatchedPPO:
         # set (``listed_linear``): measured on a 2048 minibatch, Traffic Jam's 7 legal
         # of 600 actions 8.3 ms -> 1.0 ms; at Jakarta Traffic's 22% the two are level
         # and at Jamming Traffic's 32% the dense product wins
-        listed_head = (features.device.type == "cpu" and int(legal_valid.sum())
+        prior = None if self.prior is None else self.prior.view(-1)
+        listed_head = (self.net.listable and features.device.type == "cpu"
+                       and int(legal_valid.sum())
                        < LISTED_HEAD_SHARE * legal_valid.shape[0] * self.game.num_actions)
         advantages, returns = self.advantages.view(-1), self.returns.view(-1)
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
@@ -573,7 +625,9 @@ class BatchedPPO:
                     logp, entropy = listed_categorical(listed, mb_valid,
                                                        positions.index_select(0, idx))
                 else:
-                    logits, values = self.net.heads(mb_features, self.precision)
+                    logits, values = self.net.heads(
+                        mb_features, self.precision,
+                        None if prior is None else prior.index_select(0, idx))
                     logp, entropy = listed_log_prob_entropy(
                         logits, mb_index, mb_valid, actions.index_select(0, idx),
                         positions.index_select(0, idx))
@@ -639,7 +693,7 @@ class BatchedPPO:
         from trafficenvs.agents.checkpoint import weights_config
 
         return weights_config(
-            self.game, self.net.net,
+            self.game, self.net.net, arch=self.net.arch, prior_beta=self.net.prior_beta,
             training={"algorithm": "BatchedPPO", "timesteps": self.num_timesteps,
                       "num_envs": self.num_envs, "n_steps": self.n_steps,
                       "batch_size": self.batch_size, "n_epochs": self.n_epochs,

@@ -94,10 +94,11 @@ class TrainConfig:
     teacher_rounds: int = 2
     #: passes over all demonstrations so far, per round
     teacher_epochs: int = 6
-    #: who trains: "sb3" (sb3-contrib's MaskablePPO through the SB3 bridge) or "batched"
-    #: (``agents/trainer.py``: the same PPO written for the batched env, weights-only
-    #: checkpoints; ``agents/batched_training.py`` says which options it takes)
-    trainer: str = "sb3"
+    #: who trains: "batched" (``agents/trainer.py``: PPO written for the batched env,
+    #: weights-only checkpoints; the default, as it trains faster on every game with
+    #: the same learning per sample: ``benchmarks/training.py``) or "sb3"
+    #: (sb3-contrib's MaskablePPO through the SB3 bridge, SB3 checkpoints)
+    trainer: str = "batched"
     #: the algorithm: "ppo" (either trainer) or "exit" (expert iteration,
     #: ``agents/exit_training.py``: search with the network in the loop)
     algo: str = "ppo"
@@ -233,16 +234,18 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         return train_exit(cfg)  # it sets its threads itself, and restores them
     if cfg.trainer not in TRAINERS:
         raise ValueError(f"--trainer must be one of {', '.join(TRAINERS)}, got {cfg.trainer!r}")
-    if cfg.trainer == "batched":
-        from trafficenvs.agents.batched_training import train_batched
-
-        return train_batched(cfg)  # it sets its threads itself, and restores them
     import torch as th
 
+    if cfg.trainer == "batched":
+        from trafficenvs.agents.batched_training import train_batched as run
+    else:
+        run = _train
+    # the caller's thread counts are given back whatever the run set (a notebook keeps
+    # its own): the trainers set them for the run (SelfPlayVecEnv, the evaluations)
     before, torch_before = numba.get_num_threads(), th.get_num_threads()
     numba.set_num_threads(max(1, min(cfg.env_threads, numba.config.NUMBA_NUM_THREADS)))
     try:
-        return _train(cfg)
+        return run(cfg)
     finally:
         numba.set_num_threads(before)
         if th.get_num_threads() != torch_before:
@@ -295,6 +298,17 @@ def policy_network(cfg: TrainConfig, name: str) -> tuple[Any, dict]:
     return "MlpPolicy", dict(DEFAULT_POLICY_KWARGS, net_arch=net)
 
 
+def check_ppo_options(cfg: TrainConfig, name: str) -> tuple[Any, dict[str, Any]]:
+    """Both PPO trainers' checks of the options they share, before anything is built
+    (so a mistake is one line, not a traceback minutes in); returns the SB3 route's
+    ``(policy, policy_kwargs)`` (:func:`policy_network`)."""
+    if cfg.update_threads < 0:
+        raise ValueError(f"--update-threads must be >= 0, got {cfg.update_threads}")
+    if not 0.0 < cfg.potential_until <= 1.0:
+        raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
+    return policy_network(cfg, name)  # refuses a bad --arch/--prior-beta
+
+
 def _train(cfg: TrainConfig) -> dict[str, Any]:
     import torch as th
     from sb3_contrib import MaskablePPO
@@ -307,14 +321,12 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.precision != "fp32":
         raise ValueError(f"--precision {cfg.precision} is the batched trainer's "
                          f"(--trainer batched); SB3's PPO trains in fp32")
-    if cfg.update_threads < 0:
-        raise ValueError(f"--update-threads must be >= 0, got {cfg.update_threads}")
+    name = game_name(cfg.game)
+    policy, policy_kwargs = check_ppo_options(cfg, name)
     update_threads = cfg.update_threads or usable_cores()
     th.set_num_threads(cfg.torch_threads)
     # argument checks of torch distributions cost ~10% of training time here
     th.distributions.Distribution.set_default_validate_args(False)
-    name = game_name(cfg.game)
-    policy, policy_kwargs = policy_network(cfg, name)  # refuses a bad --arch/--prior-beta first
     out = Path(cfg.out or default_out(name, cfg.players, cfg.seed))
     out.parent.mkdir(parents=True, exist_ok=True)
     options = dict(cfg.options)
@@ -323,8 +335,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     game = make_game(name, num_players=cfg.players, **options)
 
     pool, groups = opponent_pool(cfg, game)
-    if not 0.0 < cfg.potential_until <= 1.0:
-        raise ValueError(f"--potential-until must be in (0, 1], got {cfg.potential_until}")
     env = SelfPlayVecEnv(game, cfg.num_envs, pool, seed=cfg.seed, potential=cfg.potential,
                          potential_gamma=cfg.gamma, torch_threads=cfg.torch_threads)
 
@@ -467,6 +477,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["ALGOS", "PRECISIONS", "TRAINERS", "TrainConfig", "distil_teacher", "evaluate_player",
-           "opponent_pool", "policy_network", "potential_weight", "train", "training_speed",
-           "write_curve"]
+__all__ = ["ALGOS", "PRECISIONS", "TRAINERS", "TrainConfig", "check_ppo_options",
+           "distil_teacher", "evaluate_player", "opponent_pool", "policy_network",
+           "potential_weight", "train", "training_speed", "write_curve"]
