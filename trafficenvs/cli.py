@@ -89,6 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "trains its own flat network")
             if args.prior_beta is not None:
                 raise ValueError("--prior-beta needs the sb3 backend and --arch plan")
+            if args.device != "cpu":
+                raise ValueError("--device is the batched trainer's; the rllib backend "
+                                 "places its learner by its own settings (docs/rllib.md)")
             if args.precision != "fp32":
                 raise ValueError("--precision bf16 is the batched trainer's; the rllib "
                                  "backend trains in fp32")

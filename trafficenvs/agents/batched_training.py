@@ -80,7 +80,8 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
                      net=cfg.net, seed=cfg.seed, potential=cfg.potential,
                      potential_until=cfg.potential_until, torch_threads=cfg.torch_threads,
                      update_threads=cfg.update_threads, env_threads=cfg.env_threads,
-                     precision=cfg.precision, arch=cfg.arch, prior_beta=cfg.prior_beta)
+                     precision=cfg.precision, arch=cfg.arch, prior_beta=cfg.prior_beta,
+                     device=cfg.device)
     eval_against = (split_agent_specs(cfg.eval_against) if cfg.eval_against
                     else ["random"] + (["greedy"] if has_greedy(name) else []))
     if cfg.init:

@@ -209,5 +209,27 @@ def sample_masked_categorical(logits: th.Tensor, legal: th.Tensor | np.ndarray,
     return actions, log_probs
 
 
+def sample_masked_tensor(logits: th.Tensor, legal: th.Tensor, uniforms: th.Tensor
+                         ) -> tuple[th.Tensor, th.Tensor]:
+    """:func:`sample_masked_rows` in torch operations, on the logits' device (a GPU's
+    learner, where the numba kernel cannot read the tensors): the same inverse-CDF
+    sample at the same ``uniforms`` (``(B,)`` in ``[0, 1)``), summed in float64 as the
+    kernel sums, so both draw the same actions but where a uniform falls within
+    rounding of a boundary. ``legal``: ``(B, A)`` bool on the same device, every row
+    with a legal action (the caller checks). Returns ``(actions int64, log p float32)``.
+    """
+    x = logits.detach().double().masked_fill(~legal, -math.inf)
+    top = x.amax(dim=1, keepdim=True)
+    running = (x - top).exp().cumsum(dim=1)  # exp(-inf) = 0: illegal entries add nothing
+    total = running[:, -1:]
+    # the first action whose running sum exceeds the target: how many do not
+    choice = (running <= uniforms.to(x).view(-1, 1) * total).sum(dim=1)
+    width = x.shape[1]
+    last = (width - 1) - legal.flip(1).to(th.uint8).argmax(dim=1)  # the last legal action
+    choice = th.where(choice >= width, last, choice)
+    log_probs = x.gather(1, choice.view(-1, 1)).view(-1) - top.view(-1) - total.view(-1).log()
+    return choice, log_probs.float()
+
+
 __all__ = ["ListedLinear", "listed_linear", "listed_logits_backward", "listed_logits_rows",
-           "sample_masked_categorical", "sample_masked_rows"]
+           "sample_masked_categorical", "sample_masked_rows", "sample_masked_tensor"]

@@ -38,7 +38,14 @@ def nonneg_int(text: str) -> int:
 
 
 def add_train_args(p: argparse.ArgumentParser) -> None:
-    from trafficenvs.agents.training import ALGOS, ARCHS, PRECISIONS, TRAINERS, TrainConfig
+    from trafficenvs.agents.training import (
+        ALGOS,
+        ARCHS,
+        DEVICES,
+        PRECISIONS,
+        TRAINERS,
+        TrainConfig,
+    )
 
     d = TrainConfig(game="")
     p.add_argument("game", help="e.g. traffic_jam")
@@ -133,6 +140,9 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="--trainer batched: the update's hidden layers in fp32 or bf16 "
                         "(autocast; about twice as fast on CPUs with AVX512-BF16, several "
                         "times slower on CPUs without it)")
+    p.add_argument("--device", choices=DEVICES, default=d.device,
+                   help="--trainer batched: where the network, the rollout's tensors and "
+                        "the update live (cuda: a GPU torch sees; the env steps on the CPU)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run_train)
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 PPO_ONLY = {"opponents": "--opponents", "n_steps": "--n-steps", "ent_coef": "--ent-coef",
             "tensorboard": "--tensorboard",
             "shaping": "--shaping", "potential": "--potential", "precision": "--precision",
+            "device": "--device",
             "trainer": "--trainer"}
 
 

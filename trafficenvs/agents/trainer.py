@@ -54,7 +54,11 @@ import torch as th
 from torch import nn
 from torch.nn import functional as F
 
-from trafficenvs.agents.categorical_kernels import listed_linear, sample_masked_categorical
+from trafficenvs.agents.categorical_kernels import (
+    listed_linear,
+    sample_masked_categorical,
+    sample_masked_tensor,
+)
 from trafficenvs.agents.policy import Policy
 from trafficenvs.agents.ppo import PPOPolicy, ScaledExtractor
 from trafficenvs.agents.sb3_bridge import OpponentPool, SelfPlayVecEnv
@@ -118,9 +122,10 @@ def legal_lists(illegal: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
     counts = th.bincount(rows, minlength=illegal.shape[0])
     width = max(1, int(counts.max()))
     starts = th.cumsum(counts, 0) - counts
-    index = th.zeros((illegal.shape[0], width), dtype=th.int64)
-    index[rows, th.arange(len(rows)) - starts[rows]] = actions
-    valid = th.arange(width).view(1, -1) < counts.view(-1, 1)
+    dev = illegal.device
+    index = th.zeros((illegal.shape[0], width), dtype=th.int64, device=dev)
+    index[rows, th.arange(len(rows), device=dev) - starts[rows]] = actions
+    valid = th.arange(width, device=dev).view(1, -1) < counts.view(-1, 1)
     return index, valid
 
 
@@ -309,6 +314,22 @@ class ActorCritic(nn.Module):
         return self.value_net(self.mlp_extractor.value_net(x)).view(-1)
 
 
+def learner_device(device: str | th.device) -> th.device:
+    """``device`` as a torch device the trainer can use: ``cpu``, or ``cuda`` where
+    torch sees a GPU (a ``ValueError`` naming what is missing otherwise)."""
+    try:
+        dev = th.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}") from None
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    if dev.type == "cuda" and not th.cuda.is_available():
+        raise ValueError("device 'cuda': this torch sees no CUDA GPU "
+                         "(torch.cuda.is_available() is False; a CPU build of torch, or "
+                         "no GPU on this machine)")
+    return dev
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its affinity, where the OS tells it)."""
     try:
@@ -376,6 +397,14 @@ class BatchedPPO:
     (:class:`~trafficenvs.agents.plan_network.PlanActorCritic`; a game with plan
     features), with the greedy prior started at ``prior_beta`` if that is given.
 
+    ``device``: where the network, the rollout's tensors and the update live
+    (``"cpu"``, default, or ``"cuda"``; the env steps on the CPU either way: each step
+    copies the learner's observations and masks to the device and its actions back).
+    On the CPU the rollout samples with the numba kernel and the update may use the
+    listed head; on another device both are torch operations
+    (``categorical_kernels.sample_masked_tensor``: the same draws from the same
+    uniforms, which come from the trainer's CPU generator on every device).
+
     ``precision``: ``"fp32"`` (default) or ``"bf16"``: the update's hidden layers
     under ``torch.autocast`` in bfloat16 (the output heads, the categorical and the
     losses stay float32, so log-ratios keep float32 precision). Measured on a CPU with
@@ -414,6 +443,7 @@ class BatchedPPO:
         precision: str = "fp32",
         arch: str = "mlp",
         prior_beta: float | None = None,
+        device: str | th.device = "cpu",
     ):
         for name, v, lo in (("num_envs", num_envs, 1), ("n_steps", n_steps, 1),
                             ("batch_size", batch_size, 1), ("n_epochs", n_epochs, 1)):
@@ -448,6 +478,9 @@ class BatchedPPO:
             warnings.warn("precision='bf16' on a CPU without native bfloat16 (AVX512-BF16 "
                           "or AMX): torch emulates it and the update runs several times "
                           "slower than in float32", RuntimeWarning, stacklevel=2)
+        self.device = learner_device(device)
+        #: the CPU's numba paths (the sampler, the listed head): on a CPU learner
+        self.cpu_kernels = self.device.type == "cpu"
         self.seed = int(seed)
         # views=True: the env hands out its live buffers (read once below), not copies
         self.env = SelfPlayVecEnv(game, self.num_envs, opponents, seed=seed,
@@ -471,6 +504,7 @@ class BatchedPPO:
         else:
             self.net = ActorCritic(self.env.observation_space, self.game.num_actions, net,
                                    generator=self.generator)
+        self.net.to(self.device)
         # fused: one kernel for every parameter's Adam step (measured on the 2-core
         # CPU: 0.23 ms a step against 0.92 for the default, 3-4% of the update); the
         # same algorithm as SB3's Adam (a torch without the fused CPU kernel, before
@@ -489,20 +523,20 @@ class BatchedPPO:
     def _allocate(self) -> None:
         """The rollout's storage, once, and views of the env's observation and mask
         buffers (the env writes them in place every step)."""
-        t, n, g = self.n_steps, self.num_envs, self.game
-        self.obs = th.zeros((t, n, g.obs_dim), dtype=th.uint8)
-        self.illegal = th.zeros((t, n, g.num_actions), dtype=th.bool)
-        self.actions = th.zeros((t, n), dtype=th.int64)
-        self.log_probs = th.zeros((t, n))
-        self.values = th.zeros((t, n))
-        self.rewards = th.zeros((t, n))
-        self.dones = th.zeros((t, n))
-        self.advantages = th.zeros((t, n))
-        self.returns = th.zeros((t, n))
+        t, n, g, dev = self.n_steps, self.num_envs, self.game, self.device
+        self.obs = th.zeros((t, n, g.obs_dim), dtype=th.uint8, device=dev)
+        self.illegal = th.zeros((t, n, g.num_actions), dtype=th.bool, device=dev)
+        self.actions = th.zeros((t, n), dtype=th.int64, device=dev)
+        self.log_probs = th.zeros((t, n), device=dev)
+        self.values = th.zeros((t, n), device=dev)
+        self.rewards = th.zeros((t, n), device=dev)
+        self.dones = th.zeros((t, n), device=dev)
+        self.advantages = th.zeros((t, n), device=dev)
+        self.returns = th.zeros((t, n), device=dev)
         #: the prior's move per position (the plan network's greedy prior), computed
         #: once while collecting and reused by every epoch of the update
-        self.prior = th.zeros((t, n), dtype=th.int64) if self.net.prior_beta is not None \
-            else None
+        self.prior = (th.zeros((t, n), dtype=th.int64, device=dev)
+                      if self.net.prior_beta is not None else None)
         last = self.env.venv.last
         #: ``env_observation``, ``env_mask``: tensors over the env's own observation and
         #: (read-only) mask buffers, which every step rewrites in place: each step
@@ -518,9 +552,16 @@ class BatchedPPO:
     def _sample(self, logits: th.Tensor, t: int) -> None:
         """A sample of the masked categorical per row of step ``t`` and its
         log-probability, written into ``actions[t]`` and ``log_probs[t]`` (a numba
-        kernel over the legal actions only: ``categorical_kernels``)."""
-        sample_masked_categorical(logits, self.env_mask, self.generator,
-                                  actions=self.actions[t], log_probs=self.log_probs[t])
+        kernel over the legal actions only, or its torch twin off the CPU:
+        ``categorical_kernels``)."""
+        if self.cpu_kernels:
+            sample_masked_categorical(logits, self.env_mask, self.generator,
+                                      actions=self.actions[t], log_probs=self.log_probs[t])
+            return
+        uniforms = th.rand(self.num_envs, generator=self.generator, dtype=th.float64)
+        actions, log_probs = sample_masked_tensor(logits, ~self.illegal[t],
+                                                  uniforms.to(self.device))
+        self.actions[t], self.log_probs[t] = actions, log_probs
 
     def collect_rollout(self, total: int | None = None) -> None:
         """Fill the rollout storage with ``n_steps`` steps of every game, then GAE."""
@@ -534,16 +575,21 @@ class BatchedPPO:
         for t in range(self.n_steps):
             t0 = time.perf_counter()
             self.obs[t].copy_(self.env_observation)
-            th.logical_not(self.env_mask, out=self.illegal[t])
+            if self.cpu_kernels:
+                th.logical_not(self.env_mask, out=self.illegal[t])
+            else:  # the mask to the device, then inverted there
+                self.illegal[t].copy_(self.env_mask).logical_not_()
             moves = self.net.prior_moves(self.obs[t], self.env_mask)
             if moves is not None:
                 self.prior[t] = moves
+                moves = self.prior[t]
             with th.no_grad():
                 logits, values = self.net(self.obs[t], moves)
             self._sample(logits, t)
             self.values[t] = values
             t1 = time.perf_counter()
-            env.step_async(self.actions[t].numpy())
+            env.step_async(self.actions[t].numpy() if self.cpu_kernels
+                           else self.actions[t].cpu().numpy())
             _, rewards, dones, infos = env.step_wait()
             self.num_timesteps += self.num_envs
             if self.potential and total:
@@ -557,14 +603,14 @@ class BatchedPPO:
             cut = [i for i in np.flatnonzero(dones) if infos[i].get("TimeLimit.truncated")]
             if cut:
                 final = th.from_numpy(np.stack([infos[i]["terminal_observation"]
-                                                for i in cut]))
+                                                for i in cut])).to(self.device)
                 with th.no_grad():
                     self.rewards[t, cut] += self.gamma * self.net.value(final)
             tm["env"] += t2 - t1
             tm["forward"] += (t1 - t0) + (time.perf_counter() - t2)
         t0 = time.perf_counter()
         with th.no_grad():
-            last_values = self.net.value(self.env_observation)
+            last_values = self.net.value(self.env_observation.to(self.device))
             compute_gae(self.rewards, self.values, self.dones, last_values, self.gamma,
                         self.gae_lambda, advantages=self.advantages)
             th.add(self.advantages, self.values, out=self.returns)
@@ -603,7 +649,7 @@ class BatchedPPO:
         # of 600 actions 8.3 ms -> 1.0 ms; at Jakarta Traffic's 22% the two are level
         # and at Jamming Traffic's 32% the dense product wins
         prior = None if self.prior is None else self.prior.view(-1)
-        listed_head = (self.net.listable and features.device.type == "cpu"
+        listed_head = (self.net.listable and self.cpu_kernels
                        and int(legal_valid.sum())
                        < LISTED_HEAD_SHARE * legal_valid.shape[0] * self.game.num_actions)
         advantages, returns = self.advantages.view(-1), self.returns.view(-1)
@@ -611,7 +657,7 @@ class BatchedPPO:
                 "clip_fraction": 0.0}
         count = 0
         for _ in range(self.n_epochs):
-            order = th.randperm(size, generator=self.generator)
+            order = th.randperm(size, generator=self.generator).to(self.device)
             for start in range(0, size, self.batch_size):
                 idx = order[start:start + self.batch_size]
                 # ``index_select``, not ``x[idx]``: the same rows, measured 3x faster
@@ -701,7 +747,7 @@ class BatchedPPO:
                       "gae_lambda": self.gae_lambda, "clip_range": self.clip_range,
                       "vf_coef": self.vf_coef, "ent_coef": self.ent_coef,
                       "max_grad_norm": self.max_grad_norm, "seed": self.seed,
-                      "precision": self.precision})
+                      "precision": self.precision, "device": str(self.device)})
 
     def load_weights(self, path: str | Path) -> None:
         """Start from a checkpoint's network (``trafficenvs train --init``):
@@ -737,7 +783,7 @@ class BatchedPPO:
 
 
 __all__ = ["ILLEGAL_LOGIT", "LISTED_HEAD_SHARE", "PRECISIONS", "ActorCritic", "BatchedPPO",
-           "action_positions", "compute_gae", "entropy_from_log_probs", "legal_lists",
-           "listed_categorical", "listed_log_prob_entropy", "load_network_weights",
+           "action_positions", "compute_gae", "entropy_from_log_probs", "learner_device",
+           "legal_lists", "listed_categorical", "listed_log_prob_entropy", "load_network_weights",
            "masked_log_prob_entropy", "masked_log_probs", "sample_categorical",
            "usable_cores"]

@@ -81,6 +81,9 @@ class TrainConfig:
     #: the batched trainer's update arithmetic: "fp32", or "bf16" (hidden layers in
     #: bfloat16 under autocast; ``trainer.BatchedPPO``)
     precision: str = "fp32"
+    #: the batched trainer's learner device: "cpu" or "cuda" (network, rollout tensors
+    #: and update there; the env steps on the CPU)
+    device: str = "cpu"
     progress: bool = True
     #: start from this checkpoint's weights (continue or fine-tune a run)
     init: str | None = None
@@ -268,6 +271,8 @@ TRAINERS = ("sb3", "batched")
 ALGOS = ("ppo", "exit")
 #: the batched trainer's update arithmetic: float32, or the hidden layers in bfloat16
 PRECISIONS = ("fp32", "bf16")
+#: the batched trainer's learner devices
+DEVICES = ("cpu", "cuda")
 
 
 def potential_weight(start: float, until: float, n: int, total: int) -> float:
@@ -321,6 +326,9 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.precision != "fp32":
         raise ValueError(f"--precision {cfg.precision} is the batched trainer's "
                          f"(--trainer batched); SB3's PPO trains in fp32")
+    if cfg.device != "cpu":
+        raise ValueError(f"--device {cfg.device} is the batched trainer's (--trainer "
+                         f"batched); the SB3 route trains on the CPU")
     name = game_name(cfg.game)
     policy, policy_kwargs = check_ppo_options(cfg, name)
     update_threads = cfg.update_threads or usable_cores()
@@ -477,6 +485,6 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["ALGOS", "PRECISIONS", "TRAINERS", "TrainConfig", "check_ppo_options",
+__all__ = ["ALGOS", "DEVICES", "PRECISIONS", "TRAINERS", "TrainConfig", "check_ppo_options",
            "distil_teacher", "evaluate_player", "opponent_pool", "policy_network",
            "potential_weight", "train", "training_speed", "write_curve"]
