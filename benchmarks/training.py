@@ -2,7 +2,8 @@
 
 For every game, ``trafficenvs train`` runs with the SB3 route (sb3-contrib's
 MaskablePPO through ``SelfPlayVecEnv``) and with the batched trainer
-(``agents/trainer.py``), in float32 and with the update in bfloat16, on the same
+(``agents/trainer.py``), in float32, with the update in bfloat16 (on CPUs that have
+it) and with the learner on a GPU (where torch sees one: ``batched_cuda``), on the same
 network, hyper-parameters, opponents (the command's defaults: random, greedy, self-play
 snapshots), seeds and sample budget. Each run is evaluated against random and greedy
 every ``--eval-every`` learner steps (``--eval-games`` games each; the evaluations'
@@ -16,7 +17,8 @@ shares against the samples (mean and the seeds' spread)::
     python -m benchmarks.training --tiny               # a minute: the pipeline only
 
 It writes ``benchmarks/results/training.json`` (its ``summary`` has, per game id,
-``batched_steps_per_s``, ``sb3_steps_per_s`` and their ``ratio``, and the bf16 figures)
+``batched_steps_per_s``, ``sb3_steps_per_s`` and their ``ratio``, the bf16 figures, and
+``gpu_steps_per_s`` with its ``gpu_ratio`` where the GPU route ran)
 and ``benchmarks/results/training.png``. The runs of one seed follow each other route by
 route, so a change in the machine's pace touches every route alike; still, run it on an
 idle machine.
@@ -41,6 +43,8 @@ ROUTES: dict[str, dict[str, str]] = {
     "sb3": {"trainer": "sb3", "precision": "fp32"},
     "batched": {"trainer": "batched", "precision": "fp32"},
     "batched_bf16": {"trainer": "batched", "precision": "bf16"},
+    # the learner on a GPU (the env on the CPU): measured where torch sees one
+    "batched_cuda": {"trainer": "batched", "precision": "fp32", "device": "cuda"},
 }
 #: the settings of ``--tiny`` (a check of the pipeline, not a measurement)
 TINY = {"timesteps": 1024, "num_envs": 16, "n_steps": 32, "batch_size": 256,
@@ -104,6 +108,10 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             row["ratio"] = round(speed["batched"] / speed["sb3"], 2)
         if "sb3" in speed and "batched_bf16" in speed:
             row["bf16_ratio"] = round(speed["batched_bf16"] / speed["sb3"], 2)
+        if "batched_cuda" in speed:
+            row["gpu_steps_per_s"] = round(speed["batched_cuda"], 1)
+            if "sb3" in speed:
+                row["gpu_ratio"] = round(speed["batched_cuda"] / speed["sb3"], 2)
         final: dict[str, dict[str, dict[str, float]]] = {}
         for route in speed:
             shares = [r["final_win_share"] for r in mine if r["route"] == route]
@@ -122,14 +130,15 @@ def table(summary: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> str
 
     rows = []
     for game, s in summary.items():
-        for route in ("sb3", "batched", "batched_bf16"):
+        for route in ROUTES:
             if f"{route}_steps_per_s" not in s:
                 continue
             mine = [r for r in runs if r["game"] == game and r["route"] == route]
             share = {k: statistics.fmean(r["shares"][k] for r in mine)
                      for k in ("env", "forward", "update")}
             ratio = {"sb3": 1.0, "batched": s.get("ratio"),
-                     "batched_bf16": s.get("bf16_ratio")}[route]
+                     "batched_bf16": s.get("bf16_ratio"),
+                     "batched_cuda": s.get("gpu_ratio")}[route]
             final = s["final_win_share"][route]
             rows.append([game, route, f"{s[f'{route}_steps_per_s']:,.0f}",
                          "" if ratio is None else f"{ratio:.2f}x",
@@ -199,10 +208,14 @@ def machine() -> dict[str, Any]:
 
 
 def default_routes() -> list[str]:
-    """Every route where the CPU multiplies bfloat16 natively, else the float32 ones."""
+    """The CPU routes, bf16 only where the CPU multiplies bfloat16 natively, and the GPU
+    learner where torch sees a CUDA GPU."""
+    import torch as th
+
     from trafficenvs.bench.cpu import cpu_has_bf16
 
-    return list(ROUTES) if cpu_has_bf16() else [r for r in ROUTES if "bf16" not in r]
+    return [r for r in ROUTES if ("bf16" not in r or cpu_has_bf16())
+            and ("cuda" not in r or th.cuda.is_available())]
 
 
 def main(argv: list[str] | None = None) -> int:

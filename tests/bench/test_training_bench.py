@@ -44,11 +44,23 @@ def test_the_summary_takes_each_routes_median_speed_and_the_seeds_spread():
 @pytest.mark.parametrize("native, routes", [(True, ["sb3", "batched", "batched_bf16"]),
                                              (False, ["sb3", "batched"])])
 def test_bf16_is_measured_by_default_only_where_the_cpu_has_it(monkeypatch, native, routes):
+    import torch as th
+
     import trafficenvs.bench.cpu as cpu
     from benchmarks.training import default_routes
 
     monkeypatch.setattr(cpu, "cpu_has_bf16", lambda: native)
+    monkeypatch.setattr(th.cuda, "is_available", lambda: False)
     assert default_routes() == routes
+    monkeypatch.setattr(th.cuda, "is_available", lambda: True)
+    assert default_routes() == [*routes, "batched_cuda"]
+
+
+def test_the_gpu_route_is_summarised_beside_the_cpu_ones():
+    runs = [_run("sb3", 0, 2000.0, 0.8, 0.2), _run("batched", 0, 6000.0, 0.8, 0.2),
+            _run("batched_cuda", 0, 50000.0, 0.8, 0.2)]
+    s = summarise(runs)["traffic_jam"]
+    assert (s["gpu_steps_per_s"], s["gpu_ratio"]) == (50000.0, 25.0)
 
 
 def test_the_tiny_run_writes_the_json_summary_and_the_plot(tmp_path, capsys):
