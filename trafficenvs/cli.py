@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.algo != "ppo":
                 raise ValueError("--algo exit trains in this process (its search is the "
                                  "package's); the rllib backend trains with RLlib's PPO")
-            if args.trainer is not None:
+            if getattr(args, "trainer", None) is not None:  # given (no default: SUPPRESS)
                 raise ValueError(f"--trainer {args.trainer} trains in this process; the "
                                  f"rllib backend trains with RLlib's PPO (leave --trainer "
                                  f"out)")

@@ -69,11 +69,12 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=float, default=d.learning_rate, help="learning rate")
     p.add_argument("--ent-coef", type=float, default=d.ent_coef, help="entropy bonus")
     p.add_argument("--net", default=",".join(map(str, d.net)), help="hidden layer sizes")
-    p.add_argument("--trainer", choices=TRAINERS, default=None,
-                   help=f"batched: PPO written for the batched env (the default: faster on "
-                        f"every game; weights-only checkpoints); sb3: sb3-contrib's "
-                        f"MaskablePPO through the SB3 bridge (SB3 checkpoints). Default "
-                        f"{d.trainer}")
+    # no default here (SUPPRESS: the flag is absent unless given), so the rllib backend
+    # can tell a --trainer it would ignore from one left out; TrainConfig's applies
+    p.add_argument("--trainer", choices=TRAINERS, default=argparse.SUPPRESS,
+                   help=f"batched: PPO written for the batched env (faster on every game; "
+                        f"weights-only checkpoints); sb3: sb3-contrib's MaskablePPO through "
+                        f"the SB3 bridge (SB3 checkpoints) (default: {d.trainer})")
     p.add_argument("--algo", choices=ALGOS, default=d.algo,
                    help="ppo: PPO against --opponents; exit: expert iteration (self-play "
                         "by the gumbel search with the network at its leaves, the network "
@@ -167,8 +168,6 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
 
     values = {RENAMED_TRAIN_FLAGS.get(k, k): v for k, v in vars(args).items()
               if k not in NOT_TRAIN_CONFIG}
-    if values.get("trainer") is None:  # left out: TrainConfig's default
-        values.pop("trainer", None)
     values.update(game=game_name(args.game), net=tuple(int(x) for x in args.net.split(",")),
                   progress=not args.no_progress,
                   command="trafficenvs train " + " ".join(sys.argv[2:] if len(sys.argv) > 2
