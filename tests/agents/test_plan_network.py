@@ -68,6 +68,22 @@ def test_the_plan_network_is_the_sb3_plan_policy_in_names_and_outputs(game, trai
     th.testing.assert_close(values, want_values)
 
 
+def test_bf16_runs_the_hidden_layers_only_and_keeps_the_plan_heads_gathers(game, trained):
+    """``precision="bf16"``: the trunks under autocast, the plan head (which gathers by
+    cell numbers carried in the features) in float32: the outputs stay float32 and
+    within bfloat16's rounding of the float32 ones."""
+    net = PlanActorCritic(game, (32, 32), 2.0, generator=th.Generator().manual_seed(4))
+    obs, legal = trained.obs[3], ~trained.illegal[3]
+    moves = net.prior_moves(obs, legal)
+    features = net.features_extractor(obs)
+    with th.no_grad():
+        want, want_v = net.heads(features, "fp32", moves)
+        got, got_v = net.heads(features, "bf16", moves)
+    assert got.dtype == got_v.dtype == th.float32
+    th.testing.assert_close(got, want, atol=0.02, rtol=0.02)
+    th.testing.assert_close(got_v, want_v, atol=0.05, rtol=0.05)
+
+
 def test_its_initial_weights_come_from_the_generator_not_the_global_rng(game):
     before = th.random.get_rng_state()
     a = PlanActorCritic(game, (16,), generator=th.Generator().manual_seed(7)).state_dict()
