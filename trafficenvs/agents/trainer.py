@@ -33,7 +33,10 @@ returns, the entropy bonus, gradients clipped to ``max_grad_norm``, Adam with
 ``eps=1e-5``. The network is SB3's ``MlpPolicy`` with
 :class:`~trafficenvs.agents.ppo.ScaledExtractor` (separate pi and vf MLPs, Tanh,
 orthogonal initialisation with SB3's gains) under SB3's parameter names, so its
-weights load into an SB3 policy (a player: :meth:`BatchedPPO.policy`) and back.
+weights load into an SB3 policy (a player: :meth:`BatchedPPO.policy`) and back; with
+``arch="plan"`` it is Jakarta Traffic's plan network, with its greedy prior if asked
+(``agents/plan_network.py``: the SB3 plan policy's own modules). The learner lives on
+the CPU or a GPU (``device``); the env steps on the CPU.
 
 Checkpoints (:meth:`BatchedPPO.save`) are the package's weights-only format
 (``agents/checkpoint.py``: a zip of ``config.json`` and a tensor state dict): loading
