@@ -233,9 +233,9 @@ def test_the_plan_networks_leaves_carry_its_greedy_priors_bonus(plan_trainer):
 
 def test_the_plan_network_trains_its_prior_too_and_plays_as_exit_path(plan_trainer,
                                                                        tmp_path):
-    """Training reaches the prior's ``beta``; the checkpoint is the MaskablePPO zip
-    (read without unpickling), which ``exit:PATH`` plays with the trainer's moves and
-    ``--init`` loads back into a new trainer unchanged."""
+    """Training reaches the prior's ``beta``; the checkpoint is weights-only (the plan
+    network and its prior in the format's version 2), which ``exit:PATH`` plays with the
+    trainer's moves and ``--init`` loads back into a new trainer unchanged."""
     from trafficenvs.agents.checkpoint import checkpoint_format
 
     x = plan_trainer
@@ -243,7 +243,7 @@ def test_the_plan_network_trains_its_prior_too_and_plays_as_exit_path(plan_train
     stats = x.train(256)
     assert np.isfinite(stats["policy_loss"]) and x.net.prior.beta.item() != beta
     path = x.save(tmp_path / "jk_exit.zip")
-    assert checkpoint_format(path) != "weights"
+    assert checkpoint_format(path) == "weights"
     jk = x.game
     agent = make_agent(f"exit:{path}", jk)
     obs, legal = x.buffer.obs[:20], x.buffer.legal[:20]
@@ -266,9 +266,9 @@ def test_the_plan_network_is_refused_where_it_does_not_fit(game):
         ExpertIteration(game, arch="conv", **TINY)
 
 
-def test_train_algo_exit_takes_the_plan_network_and_saves_its_zip(tmp_path):
+def test_train_algo_exit_takes_the_plan_network_and_saves_it_weights_only(tmp_path):
     """``--arch plan --prior-beta`` reach the trainer (Jakarta Traffic), and the
-    checkpoint it writes is the plan network's zip, which ``exit:PATH`` plays."""
+    checkpoint it writes is weights-only, which ``exit:PATH`` plays."""
     from trafficenvs.agents.checkpoint import checkpoint_format
     from trafficenvs.cli import main
 
@@ -280,6 +280,25 @@ def test_train_algo_exit_takes_the_plan_network_and_saves_its_zip(tmp_path):
                  "--no-progress", "--out", str(out)]) == 0
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["config"]["arch"] == "plan" and summary["config"]["prior_beta"] == 4.0
-    assert checkpoint_format(out) != "weights"
+    assert checkpoint_format(out) == "weights"
     agent = make_agent(f"exit:{out}", make_game("jakarta_traffic", num_players=2))
     assert agent.policy.prior.beta.item() == pytest.approx(4.0)
+
+
+def test_the_plan_trainer_continues_the_shipped_exit_network():
+    """``--init`` of the shipped Jakarta Traffic expert-iteration network (a MaskablePPO
+    zip of the plan network with the prior, from before the weights-only format had the
+    plan network): the trainer's network then plays its moves."""
+    from pathlib import Path
+
+    shipped = (Path(__file__).resolve().parents[2] / "agents" / "checkpoints"
+               / "jakarta_traffic_exit_2p.zip")
+    jk = make_game("jakarta_traffic", num_players=2)
+    x = ExpertIteration(jk, search="gumbel:n=2,m=2", num_envs=16, net=(256, 256),
+                        arch="plan", prior_beta=6.0, seed=0)
+    x.load_weights(shipped)
+    out = x.venv.reset(seed=3)
+    obs, legal = out.observation.copy(), np.array(out.action_mask, np.bool_)
+    seats = np.zeros(len(obs), np.int64)
+    np.testing.assert_array_equal(x.policy().act(obs, legal, seats),
+                                  make_agent(f"exit:{shipped}", jk).act(obs, legal, seats))

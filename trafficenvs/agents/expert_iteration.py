@@ -20,15 +20,14 @@ loop) puts the search in the learning loop:
    the value;
 4. the next iteration searches with the new network.
 
-The network (``arch="mlp"``) is the batched trainer's
-:class:`~trafficenvs.agents.trainer.ActorCritic` (SB3's ``MlpPolicy`` shape), its
-checkpoints the weights-only format. ``arch="plan"`` (Jakarta Traffic) is the SB3
-route's plan network (``agents/plan_policy.py``; with ``prior_beta`` its greedy prior,
-``agents/prior_policy.py``), held in a MaskablePPO model whose zip is the checkpoint
-(read without unpickling, ``agents/checkpoint.py``): a flat network could not learn
-that game's route planning (it lost to greedy 0.98 of its games after expert
-iteration), the plan network with the prior is the shipped PPO model's. Either way the
-arena plays the network alone as ``exit:PATH`` (or ``ppo:PATH``), and
+The network is the batched PPO trainer's, and so are its checkpoints (the weights-only
+format, ``agents/checkpoint.py``): :class:`~trafficenvs.agents.trainer.ActorCritic`
+(``arch="mlp"``, SB3's ``MlpPolicy`` shape) or, for Jakarta Traffic,
+:class:`~trafficenvs.agents.plan_network.PlanActorCritic` (``arch="plan"``, with
+``prior_beta`` its greedy prior): a flat network could not learn that game's route
+planning (it lost to greedy 0.98 of its games after expert iteration), the plan network
+with the prior is the shipped PPO model's. The arena plays the network alone as
+``exit:PATH`` (or ``ppo:PATH``), and
 ``gumbel:...,net=PATH`` searches with it. ``--init`` starts from a PPO checkpoint of
 the same network (the shipped models), ``--teacher`` distils an agent first (as the
 PPO trainers do).
@@ -51,7 +50,7 @@ import torch as th
 from torch import nn
 from torch.nn import functional as F
 
-from trafficenvs.agents.ppo import PPOPolicy, policy_outputs
+from trafficenvs.agents.ppo import PPOPolicy
 from trafficenvs.agents.search import SearchPolicy, parse_search_spec
 from trafficenvs.agents.trainer import ActorCritic, masked_log_probs, usable_cores
 from trafficenvs.core.game import Game
@@ -160,16 +159,17 @@ class ExpertIteration:
         self.generator = th.Generator().manual_seed(self.seed)
         g = self.game
         self.arch = arch
-        #: the MaskablePPO model holding the plan network (None for the flat one)
-        self.model: Any = None
         if arch == "mlp":
             if prior_beta is not None:
                 raise ValueError("the greedy prior (prior_beta) needs arch='plan'")
             self.net: nn.Module = ActorCritic(g.observation_box(), g.num_actions, net,
                                               generator=self.generator)
-        else:  # refuses an unknown arch, or a game without plan features
-            self.model = plan_model(g, net, prior_beta, self.seed, arch)
-            self.net = self.model.policy
+        elif arch == "plan":  # refuses a game without plan features
+            from trafficenvs.agents.plan_network import PlanActorCritic
+
+            self.net = PlanActorCritic(g, net, prior_beta, generator=self.generator)
+        else:
+            raise ValueError(f"--arch must be one of mlp, plan, got {arch!r}")
         self.net_widths = tuple(int(w) for w in net)
         self.optimizer = th.optim.Adam(self.net.parameters(), lr=learning_rate, eps=1e-5)
         self.buffer = ReplayBuffer(buffer_size, g.obs_dim, g.num_actions, g.obs_dtype)
@@ -331,35 +331,23 @@ class ExpertIteration:
                 "vf_coef": self.vf_coef, "seed": self.seed}
 
     def config(self) -> dict[str, Any]:
-        """What :meth:`save` writes as ``config.json`` (the flat network's
-        weights-only checkpoint; the plan network's zip has SB3's own fields)."""
+        """What :meth:`save` writes as ``config.json`` (the weights-only format)."""
         from trafficenvs.agents.checkpoint import weights_config
 
-        if self.model is not None:
-            raise ValueError("the plan network is saved as its MaskablePPO zip, which has "
-                             "no weights-only config")
-        return weights_config(self.game, self.net_widths, training=self.training_info())
+        return weights_config(self.game, self.net_widths, training=self.training_info(),
+                              arch=self.net.arch, prior_beta=self.net.prior_beta)
 
     def save(self, path: str | Path) -> Path:
-        """The network as a checkpoint that runs no code when loaded (``exit:PATH``):
-        weights-only for the flat network, the MaskablePPO zip for the plan network
-        (its loader reads it without unpickling)."""
-        if self.model is None:
-            from trafficenvs.agents.checkpoint import write_weights
+        """The network as a weights-only checkpoint (``exit:PATH``): loading it runs
+        no code."""
+        from trafficenvs.agents.checkpoint import write_weights
 
-            return write_weights(path, self.config(), self.net.state_dict())
-        path = Path(path)
-        self.model.save(path)
-        return path
+        return write_weights(path, self.config(), self.net.state_dict())
 
     def load_weights(self, path: str | Path) -> None:
         """Start from a checkpoint's network (weights-only or an SB3 zip of the same
-        game, ``arch`` and ``net``)."""
-        if self.model is not None:
-            from trafficenvs.agents.plan_policy import load_plan_init
-
-            load_plan_init(self.model, str(path))
-            return
+        game, ``arch`` and ``net``; a plan network also from an older plan network):
+        :func:`~trafficenvs.agents.trainer.load_network_weights`."""
         from trafficenvs.agents.trainer import load_network_weights
 
         load_network_weights(self.net, self.game, path)
@@ -367,8 +355,6 @@ class ExpertIteration:
     def sb3_policy(self) -> Any:
         """An SB3 policy with the network's weights (a copy; distillation and
         :meth:`policy` use it)."""
-        if self.model is not None:
-            return copy.deepcopy(self.net)
         from trafficenvs.agents.checkpoint import sb3_policy
 
         return sb3_policy(self.config(), self.net.state_dict(), self.game)
@@ -395,34 +381,12 @@ class ExpertIteration:
 
 def network_outputs(net: nn.Module, observation: np.ndarray, action_mask: np.ndarray
                     ) -> tuple[th.Tensor, th.Tensor]:
-    """Unmasked logits ``(B, A)`` and values ``(B,)`` of ``net``: the flat
-    :class:`ActorCritic` from the observations alone, an SB3 policy (the plan network)
-    through :func:`~trafficenvs.agents.ppo.policy_outputs` (which adds its greedy
-    prior's bonus, computed from the observations and legal moves)."""
-    if isinstance(net, ActorCritic):
-        return net(th.from_numpy(np.ascontiguousarray(observation)))
-    return policy_outputs(net, np.ascontiguousarray(observation), action_mask)
-
-
-def plan_model(game: Game, net: Sequence[int], prior_beta: float | None, seed: int,
-               arch: str = "plan") -> Any:
-    """A MaskablePPO model with the SB3 route's plan network for ``game`` (and its
-    greedy prior when ``prior_beta`` is given), built as ``trafficenvs train --arch
-    plan`` builds it; expert iteration trains its policy and saves its zip. Its env
-    (one game against random) only gives SB3 the spaces: nothing is played in it."""
-    from sb3_contrib import MaskablePPO
-
-    from trafficenvs.agents.policy import RandomPolicy
-    from trafficenvs.agents.sb3_bridge import SelfPlayVecEnv
-    from trafficenvs.agents.training import TrainConfig, policy_network
-
-    cfg = TrainConfig(game=game.name, players=game.num_players, net=tuple(net), arch=arch,
-                      prior_beta=prior_beta)
-    policy, policy_kwargs = policy_network(cfg, game.name)
-    env = SelfPlayVecEnv(game, 1, [RandomPolicy(seed)], seed=seed)
-    return MaskablePPO(policy, env, policy_kwargs=policy_kwargs, seed=seed, verbose=0,
-                       device="cpu")
+    """Unmasked logits ``(B, A)`` and values ``(B,)`` of ``net`` (the batched trainer's
+    :class:`ActorCritic` or plan network): with the plan network's greedy prior, its
+    bonus at greedy's move, computed from the observations and legal moves."""
+    obs = th.from_numpy(np.ascontiguousarray(observation))
+    return net(obs, net.prior_moves(obs, action_mask))
 
 
 __all__ = ["DEFAULT_SEARCH", "ExpertIteration", "ReplayBuffer", "greedy_search_spec",
-           "network_outputs", "plan_model", "search_spec"]
+           "network_outputs", "search_spec"]
