@@ -174,6 +174,30 @@ def test_train_algo_exit_runs_iterations_evaluates_both_players_and_saves(tmp_pa
     assert "| exit:tj_exit " in capsys.readouterr().out
 
 
+def test_a_run_stopped_in_its_final_evaluation_keeps_its_summary(tmp_path, monkeypatch):
+    """The summary is written before the final evaluation (which plays ``--eval-games``
+    for every pair and can take minutes), then again with its shares: a run stopped
+    there keeps its checkpoint, curve and summary."""
+    from trafficenvs.agents import exit_training
+    from trafficenvs.cli import main
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(exit_training, "evaluate_both", stopped)
+    out = tmp_path / "tj_exit.zip"
+    with pytest.raises(KeyboardInterrupt):
+        main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "768",
+              "--num-envs", "16", "--exit-steps", "24", "--search", "gumbel:n=4,m=2",
+              "--net", "32,32", "--batch-size", "64", "--eval-every", "0",
+              "--no-progress", "--out", str(out)])
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["iterations"] == 2 and summary["decisions"] == 2 * 16 * 24
+    assert [r["iteration"] for r in summary["history"]] == [1, 2]
+    assert "final_win_share" not in summary and summary["eval_seconds"] == 0
+    assert out.exists() and out.with_suffix(".curve.csv").exists()
+
+
 @pytest.mark.parametrize("extra, flag", [(["--opponents", "greedy"], "--opponents"),
                                          (["--shaping"], "--shaping"),
                                          (["--search", "mcts"], "searches with gumbel"),

@@ -178,8 +178,29 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
     trainer.save(out)
     final: dict[str, Any] = {"label": "final, iteration", "iteration": trainer.iteration,
                              "seconds": round(wall, 1)}
+    # written once before the final evaluation (a run stopped during it keeps its
+    # summary, without final_win_share) and again with it
+    run_eval = eval_seconds  # the evaluations inside ``wall``
+    write_summary(out, trainer, cfg, against, history, wall, run_eval, distil_seconds, None)
     evaluate(final, cfg.seed + 10**9)
-    summary = {
+    summary = write_summary(out, trainer, cfg, against, history, wall, run_eval,
+                            distil_seconds, final, eval_seconds)
+    print(f"done: {trainer.iteration} iterations, {trainer.decisions} decisions in "
+          f"{wall:.0f} s; saved {out}")
+    return summary
+
+
+def write_summary(out: Path, trainer: Any, cfg: TrainConfig, against: list[str],
+                  history: list[dict[str, Any]], wall: float, run_eval: float,
+                  distil_seconds: float, final: dict[str, Any] | None,
+                  eval_seconds: float | None = None) -> dict[str, Any]:
+    """The run's summary, saved as JSON beside the checkpoint. ``wall`` is the run's
+    time before its final evaluation, ``run_eval`` the evaluations' share of it (so
+    that ``decisions_per_second`` counts self-play and training only);
+    ``eval_seconds`` all evaluations' time, the final one's included; ``final`` is
+    the final evaluation's row (``None``: not played yet, and no
+    ``final_win_share``)."""
+    summary: dict[str, Any] = {
         "checkpoint": str(out),
         "algorithm": "expert iteration",
         "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(cfg).items()},
@@ -191,18 +212,17 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
         "games": int(trainer.games),
         "mean_game_moves": round(trainer.game_moves / max(trainer.games, 1), 1),
         "decisions_per_second": round(trainer.decisions / max(
-            wall - eval_seconds - distil_seconds, 1e-9), 1),
-        "eval_seconds": round(eval_seconds, 1),
+            wall - run_eval - distil_seconds, 1e-9), 1),
+        "eval_seconds": round(run_eval if eval_seconds is None else eval_seconds, 1),
         "distil_seconds": round(distil_seconds, 1),
         "seconds_by_phase": {k: round(v, 4) for k, v in trainer.timings.items()},
-        "final_win_share": {k: v for k, v in final.items() if "_vs_" in k},
         "history": history,
     }
+    if final is not None:
+        summary["final_win_share"] = {k: v for k, v in final.items() if "_vs_" in k}
     out.with_suffix(".json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"done: {trainer.iteration} iterations, {trainer.decisions} decisions in "
-          f"{wall:.0f} s; saved {out}")
     return summary
 
 
 __all__ = ["PPO_ONLY", "eval_opponents", "evaluate_both", "opponent_label",
-           "refuse_ppo_options", "train_exit"]
+           "refuse_ppo_options", "train_exit", "write_summary"]
