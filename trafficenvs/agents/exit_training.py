@@ -181,19 +181,23 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
     # written once before the final evaluation (a run stopped during it keeps its
     # summary, without final_win_share) and again with it
     run_eval = eval_seconds  # the evaluations inside ``wall``
-    write_summary(out, trainer, cfg, against, history, wall, run_eval, distil_seconds, None)
+
+    def summary(final_row: dict[str, Any] | None) -> dict[str, Any]:
+        return _write_summary(out, trainer, cfg, against, history, wall, run_eval,
+                              eval_seconds, distil_seconds, final_row)
+
+    summary(None)
     evaluate(final, cfg.seed + 10**9)
-    summary = write_summary(out, trainer, cfg, against, history, wall, run_eval,
-                            distil_seconds, final, eval_seconds)
+    result = summary(final)
     print(f"done: {trainer.iteration} iterations, {trainer.decisions} decisions in "
           f"{wall:.0f} s; saved {out}")
-    return summary
+    return result
 
 
-def write_summary(out: Path, trainer: Any, cfg: TrainConfig, against: list[str],
-                  history: list[dict[str, Any]], wall: float, run_eval: float,
-                  distil_seconds: float, final: dict[str, Any] | None,
-                  eval_seconds: float | None = None) -> dict[str, Any]:
+def _write_summary(out: Path, trainer: Any, cfg: TrainConfig, against: list[str],
+                   history: list[dict[str, Any]], wall: float, run_eval: float,
+                   eval_seconds: float, distil_seconds: float,
+                   final: dict[str, Any] | None) -> dict[str, Any]:
     """The run's summary, saved as JSON beside the checkpoint. ``wall`` is the run's
     time before its final evaluation, ``run_eval`` the evaluations' share of it (so
     that ``decisions_per_second`` counts self-play and training only);
@@ -213,7 +217,7 @@ def write_summary(out: Path, trainer: Any, cfg: TrainConfig, against: list[str],
         "mean_game_moves": round(trainer.game_moves / max(trainer.games, 1), 1),
         "decisions_per_second": round(trainer.decisions / max(
             wall - run_eval - distil_seconds, 1e-9), 1),
-        "eval_seconds": round(run_eval if eval_seconds is None else eval_seconds, 1),
+        "eval_seconds": round(eval_seconds, 1),
         "distil_seconds": round(distil_seconds, 1),
         "seconds_by_phase": {k: round(v, 4) for k, v in trainer.timings.items()},
         "history": history,
@@ -225,4 +229,4 @@ def write_summary(out: Path, trainer: Any, cfg: TrainConfig, against: list[str],
 
 
 __all__ = ["PPO_ONLY", "eval_opponents", "evaluate_both", "opponent_label",
-           "refuse_ppo_options", "train_exit", "write_summary"]
+           "refuse_ppo_options", "train_exit"]
