@@ -309,14 +309,15 @@ def test_train_algo_exit_takes_the_plan_network_and_saves_it_weights_only(tmp_pa
     assert agent.policy.prior.beta.item() == pytest.approx(4.0)
 
 
-def test_the_plan_trainer_continues_the_shipped_exit_network():
-    """``--init`` of the shipped Jakarta Traffic expert-iteration network (a MaskablePPO
-    zip of the plan network with the prior, from before the weights-only format had the
-    plan network): the trainer's network then plays its moves."""
+@pytest.mark.parametrize("name, kind", [("jakarta_traffic_exit_2p", "exit"),
+                                        ("jakarta_traffic_2p", "ppo")])
+def test_the_plan_trainer_continues_a_shipped_plan_network(name, kind):
+    """``--init`` of a shipped Jakarta Traffic plan network with the greedy prior: the
+    expert-iteration network (weights only) and the PPO model (a MaskablePPO zip, read
+    without unpickling). The trainer's network then plays the checkpoint's moves."""
     from pathlib import Path
 
-    shipped = (Path(__file__).resolve().parents[2] / "agents" / "checkpoints"
-               / "jakarta_traffic_exit_2p.zip")
+    shipped = Path(__file__).resolve().parents[2] / "agents" / "checkpoints" / f"{name}.zip"
     jk = make_game("jakarta_traffic", num_players=2)
     x = ExpertIteration(jk, search="gumbel:n=2,m=2", num_envs=16, net=(256, 256),
                         arch="plan", prior_beta=6.0, seed=0)
@@ -325,4 +326,4 @@ def test_the_plan_trainer_continues_the_shipped_exit_network():
     obs, legal = out.observation.copy(), np.array(out.action_mask, np.bool_)
     seats = np.zeros(len(obs), np.int64)
     np.testing.assert_array_equal(x.policy().act(obs, legal, seats),
-                                  make_agent(f"exit:{shipped}", jk).act(obs, legal, seats))
+                                  make_agent(f"{kind}:{shipped}", jk).act(obs, legal, seats))

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from trafficenvs.agents.arena import run_arena  # noqa: E402
+from trafficenvs.agents.checkpoint import checkpoint_format, read_weights  # noqa: E402
 from trafficenvs.agents.zoo import make_agent  # noqa: E402
 from trafficenvs.registry import make_game  # noqa: E402
 
@@ -25,9 +26,16 @@ def test_every_game_has_a_shipped_two_player_checkpoint():
     assert {f"{g}_2p" for g in GAMES} <= names
 
 
-def test_every_game_ships_its_expert_iteration_network():
+def test_every_game_ships_its_expert_iteration_network_weights_only():
+    """The ``exit:PATH`` networks are weights-only checkpoints: a ``config.json`` and
+    tensors, nothing that could run code when loaded."""
     names = {p.stem for p in CHECKPOINTS}
     assert {f"{g}_exit_2p" for g in GAMES} <= names
+    for g in GAMES:
+        path = CHECKPOINTS[0].parent / f"{g}_exit_2p.zip"
+        assert checkpoint_format(path) == "weights", path.name
+        config, _ = read_weights(path, make_game(g, num_players=2))
+        assert config["game"] == g and config["players"] == 2
 
 
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: p.stem)
