@@ -149,7 +149,9 @@ def test_the_strongest_preset_is_the_one_that_beat_greedy_most(game):
 def test_train_algo_exit_runs_iterations_evaluates_both_players_and_saves(tmp_path, capsys):
     """``trafficenvs train --algo exit`` on a tiny budget: the iterations' curve (losses
     every iteration, both players' win shares at each evaluation), the checkpoint
-    (``exit:PATH`` in the arena) and the summary."""
+    (``exit:PATH`` in the arena), the numbered checkpoints every ``--checkpoint-every``
+    decisions and the summary."""
+    from trafficenvs.agents.checkpoint import checkpoint_format
     from trafficenvs.cli import main
 
     out = tmp_path / "tj_exit.zip"
@@ -157,9 +159,13 @@ def test_train_algo_exit_runs_iterations_evaluates_both_players_and_saves(tmp_pa
                  "--num-envs", "16", "--exit-steps", "24", "--search", "gumbel:n=4,m=2",
                  "--net", "32,32", "--batch-size", "64", "--eval-every", "700",
                  "--eval-games", "10", "--eval-against", "random", "--no-progress",
-                 "--out", str(out)]) == 0
+                 "--checkpoint-every", "700", "--out", str(out)]) == 0
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["iterations"] == 4 and summary["decisions"] == 4 * 16 * 24
+    # 384 decisions an iteration: the first at or past 700 is 768, then 1536
+    kept = sorted(p.name for p in tmp_path.glob("tj_exit_*_steps.zip"))
+    assert kept == ["tj_exit_1536_steps.zip", "tj_exit_768_steps.zip"]
+    assert all(checkpoint_format(tmp_path / k) == "weights" for k in kept)
     assert summary["games"] == 4 * 16 and summary["mean_game_moves"] == 24
     rows = summary["history"]
     assert [r["iteration"] for r in rows] == [1, 2, 3, 4]
@@ -200,6 +206,7 @@ def test_a_run_stopped_in_its_final_evaluation_keeps_its_summary(tmp_path, monke
 
 @pytest.mark.parametrize("extra, flag", [(["--opponents", "greedy"], "--opponents"),
                                          (["--shaping"], "--shaping"),
+                                         (["--snapshot-every", "5000"], "--snapshot-every"),
                                          (["--search", "mcts"], "searches with gumbel"),
                                          (["--backend", "rllib"], "rllib backend")])
 def test_train_algo_exit_refuses_ppos_options(extra, flag, capsys):
@@ -209,6 +216,17 @@ def test_train_algo_exit_refuses_ppos_options(extra, flag, capsys):
         main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "10", *extra])
     assert exit_.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+def test_expert_iteration_refuses_ppos_discount_from_python():
+    """``TrainConfig`` fields without a flag are refused too (PPO's discount: expert
+    iteration learns from the games' results), not ignored."""
+    from trafficenvs.agents.exit_training import refuse_ppo_options
+    from trafficenvs.agents.training import TrainConfig
+
+    with pytest.raises(ValueError, match="gamma"):
+        refuse_ppo_options(TrainConfig("traffic_jam", algo="exit", gamma=0.99))
+    refuse_ppo_options(TrainConfig("traffic_jam", algo="exit"))
 
 
 def test_default_eval_opponents_are_greedy_and_todays_best_search(game):

@@ -12,7 +12,9 @@ the first iteration, as the PPO trainers do). Every ``--eval-every`` decisions (
 the end) the network alone (``learner``) and the network with the search
 (``learner+search``: the self-play setting without its root noise) play
 ``--eval-games`` games against each of ``--eval-against`` (default: greedy and the
-game's strongest search preset). ``--arch plan`` (and ``--prior-beta``) trains the
+game's strongest search preset). Every ``--checkpoint-every`` decisions the network
+is also kept as ``<out>_<decisions>_steps.zip`` (as the PPO trainers keep theirs;
+``<out>`` itself is rewritten every iteration). ``--arch plan`` (and ``--prior-beta``) trains the
 plan network (Jakarta Traffic; ``--init`` the shipped PPO model of that network).
 Options that belong to PPO (opponents, rollouts, entropy, shaping) are refused, not
 ignored.
@@ -35,10 +37,12 @@ if TYPE_CHECKING:
 
 #: PPO's options, which expert iteration has no use for: refused when set
 PPO_ONLY = {"opponents": "--opponents", "n_steps": "--n-steps", "ent_coef": "--ent-coef",
-            "tensorboard": "--tensorboard",
+            "snapshot_every": "--snapshot-every", "tensorboard": "--tensorboard",
             "shaping": "--shaping", "potential": "--potential", "precision": "--precision",
             "device": "--device",
-            "trainer": "--trainer"}
+            "trainer": "--trainer",
+            # TrainConfig's, with no flag: PPO's discount and its opponents' pool
+            "gamma": "gamma", "max_snapshots": "max_snapshots"}
 
 
 def refuse_ppo_options(cfg: TrainConfig) -> None:
@@ -135,6 +139,7 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
     iterations = -(-cfg.timesteps // per)
     eval_seconds = 0.0
     due = cfg.eval_every
+    due_ckpt = cfg.checkpoint_every
 
     def evaluate(row: dict[str, Any], seed: int) -> None:
         nonlocal eval_seconds
@@ -169,6 +174,9 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
             history.append(row)
             write_curve(out.with_suffix(".curve.csv"), history)
             trainer.save(out)  # the newest network, every iteration: a run can stop
+            if cfg.checkpoint_every > 0 and trainer.decisions >= due_ckpt:
+                trainer.save(out.with_name(f"{out.stem}_{trainer.decisions}_steps.zip"))
+                due_ckpt += cfg.checkpoint_every
             if progress is not None:
                 progress.update(task, completed=trainer.iteration)
     finally:
