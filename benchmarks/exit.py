@@ -76,9 +76,10 @@ def entries(game: str) -> list[tuple[str, str]]:
     search = search_with(game)
     pairs = [(net, "greedy"), (net, best), (net, ppo), (search, "greedy"), (search, best),
              (search, ppo)]
-    mixed = f"{MIXED[game]},net={checkpoint(game).relative_to(ROOT)}" if game in MIXED else ""
-    if mixed and set(mixed.split(",")) != set(search.split(",")):  # not the same setting
-        pairs += [(mixed, "greedy"), (mixed, best), (mixed, ppo)]
+    if game in MIXED:
+        mixed = f"{MIXED[game]},net={checkpoint(game).relative_to(ROOT)}"
+        if set(mixed.split(",")) != set(search.split(",")):  # not the run's own setting
+            pairs += [(mixed, "greedy"), (mixed, best), (mixed, ppo)]
     return pairs
 
 

@@ -15,7 +15,8 @@ from trafficenvs.agents.checkpoint import checkpoint_format, read_weights  # noq
 from trafficenvs.agents.zoo import make_agent  # noqa: E402
 from trafficenvs.registry import make_game  # noqa: E402
 
-CHECKPOINTS = sorted((Path(__file__).parents[2] / "agents" / "checkpoints").glob("*.zip"))
+CHECKPOINT_DIR = Path(__file__).parents[2] / "agents" / "checkpoints"
+CHECKPOINTS = sorted(CHECKPOINT_DIR.glob("*.zip"))
 
 
 GAMES = ("traffic_jam", "jamming_traffic", "jakarta_traffic")
@@ -32,7 +33,7 @@ def test_every_game_ships_its_expert_iteration_network_weights_only():
     names = {p.stem for p in CHECKPOINTS}
     assert {f"{g}_exit_2p" for g in GAMES} <= names
     for g in GAMES:
-        path = CHECKPOINTS[0].parent / f"{g}_exit_2p.zip"
+        path = CHECKPOINT_DIR / f"{g}_exit_2p.zip"
         assert checkpoint_format(path) == "weights", path.name
         config, _ = read_weights(path, make_game(g, num_players=2))
         assert config["game"] == g and config["players"] == 2

@@ -63,6 +63,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
         distil_teacher,
         evaluate_player,
         opponent_pool,
+        step_checkpoint,
         training_speed,
         write_curve,
     )
@@ -138,7 +139,7 @@ def train_batched(cfg: TrainConfig) -> dict[str, Any]:
             print(f"[{n:>9} steps, {wall:7.1f} s] win share ({cfg.eval_games} games each) "
                   f"{msg}", flush=True)
         if cfg.checkpoint_every > 0 and n >= due["ckpt"]:
-            trainer.save(out.with_name(f"{out.stem}_{n}_steps.zip"))
+            trainer.save(step_checkpoint(out, n))
             due["ckpt"] += cfg.checkpoint_every
         return True
 

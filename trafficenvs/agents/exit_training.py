@@ -14,10 +14,10 @@ the end) the network alone (``learner``) and the network with the search
 ``--eval-games`` games against each of ``--eval-against`` (default: greedy and the
 game's strongest search preset). Every ``--checkpoint-every`` decisions the network
 is also kept as ``<out>_<decisions>_steps.zip`` (as the PPO trainers keep theirs;
-``<out>`` itself is rewritten every iteration). ``--arch plan`` (and ``--prior-beta``) trains the
-plan network (Jakarta Traffic; ``--init`` the shipped PPO model of that network).
-Options that belong to PPO (opponents, rollouts, entropy, shaping) are refused, not
-ignored.
+``<out>`` itself is rewritten every iteration). ``--arch plan`` (and
+``--prior-beta``) trains the plan network (Jakarta Traffic; ``--init`` the shipped
+PPO model of that network). Options that belong to PPO (opponents, rollouts, entropy,
+shaping, its self-play snapshots and discount) are refused, not ignored.
 """
 
 from __future__ import annotations
@@ -125,6 +125,8 @@ def train_exit(cfg: TrainConfig) -> dict[str, Any]:
 
 def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Path,
          distil_teacher: Any, write_curve: Any) -> dict[str, Any]:
+    from trafficenvs.agents.training import step_checkpoint
+
     if cfg.init:
         trainer.load_weights(cfg.init)
     history: list[dict[str, Any]] = []
@@ -175,7 +177,7 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
             write_curve(out.with_suffix(".curve.csv"), history)
             trainer.save(out)  # the newest network, every iteration: a run can stop
             if cfg.checkpoint_every > 0 and trainer.decisions >= due_ckpt:
-                trainer.save(out.with_name(f"{out.stem}_{trainer.decisions}_steps.zip"))
+                trainer.save(step_checkpoint(out, trainer.decisions))
                 due_ckpt += cfg.checkpoint_every
             if progress is not None:
                 progress.update(task, completed=trainer.iteration)

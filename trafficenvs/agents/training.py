@@ -202,6 +202,12 @@ def default_out(game: str, players: int, seed: int) -> Path:
     return Path("runs") / f"{game}_{players}p_seed{seed}_{stamp}" / "model.zip"
 
 
+def step_checkpoint(out: Path, steps: int) -> Path:
+    """The numbered checkpoint every ``--checkpoint-every`` keeps beside ``out``
+    (``<out>_<steps>_steps.zip``), one name for every trainer."""
+    return out.with_name(f"{out.stem}_{steps}_steps.zip")
+
+
 def write_curve(path: Path, history: list[dict[str, Any]]) -> None:
     """The learning curve so far as CSV (one row per evaluation)."""
     import csv
@@ -434,7 +440,7 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
                 self.next_eval += cfg.eval_every
                 self._eval(n)
             if cfg.checkpoint_every > 0 and n >= self.next_ckpt:
-                self.model.save(out.with_name(f"{out.stem}_{n}_steps.zip"))
+                self.model.save(step_checkpoint(out, n))
                 self.next_ckpt += cfg.checkpoint_every
             return True
 
@@ -487,4 +493,4 @@ def _train(cfg: TrainConfig) -> dict[str, Any]:
 
 __all__ = ["ALGOS", "DEVICES", "PRECISIONS", "TRAINERS", "TrainConfig", "check_ppo_options",
            "distil_teacher", "evaluate_player", "opponent_pool", "policy_network",
-           "potential_weight", "train", "training_speed", "write_curve"]
+           "potential_weight", "step_checkpoint", "train", "training_speed", "write_curve"]
