@@ -97,7 +97,7 @@ def train_exit(cfg: TrainConfig) -> dict[str, Any]:
     import torch as th
 
     from trafficenvs.agents.expert_iteration import DEFAULT_SEARCH, ExpertIteration
-    from trafficenvs.agents.training import default_out, distil_teacher, write_curve
+    from trafficenvs.agents.training import default_out
 
     refuse_ppo_options(cfg)
     name = game_name(cfg.game)
@@ -116,16 +116,16 @@ def train_exit(cfg: TrainConfig) -> dict[str, Any]:
             torch_threads=cfg.torch_threads, update_threads=cfg.update_threads,
             arch=cfg.arch, prior_beta=cfg.prior_beta)
         against = eval_opponents(cfg, game)
-        return _run(trainer, cfg, game, against, out, distil_teacher, write_curve)
+        return _run(trainer, cfg, game, against, out)
     finally:
         numba.set_num_threads(before)
         if th.get_num_threads() != torch_before:
             th.set_num_threads(torch_before)
 
 
-def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Path,
-         distil_teacher: Any, write_curve: Any) -> dict[str, Any]:
-    from trafficenvs.agents.training import step_checkpoint
+def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Path
+         ) -> dict[str, Any]:
+    from trafficenvs.agents.training import distil_teacher, step_checkpoint, write_curve
 
     if cfg.init:
         trainer.load_weights(cfg.init)
