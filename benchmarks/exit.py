@@ -37,10 +37,10 @@ ROOT = RESULTS.parent.parent
 CHECKPOINTS = ROOT / "agents" / "checkpoints"
 START, END = "<!-- exit:start -->", "<!-- exit:end -->"
 GAMES = ("traffic_jam", "jamming_traffic", "jakarta_traffic")
-#: games per pair: 1000, and 300 where a search at 10+ ms per decision plays both
-#: seats' worth of decisions (Jakarta Traffic: a 1000-game pair of two searches is
-#: about an hour of this machine's CPU)
-DEFAULT_GAMES = {"traffic_jam": 1000, "jamming_traffic": 1000, "jakarta_traffic": 300}
+#: games per pair: 1000 in every game (Jakarta Traffic's slowest pair, two searches at
+#: 8-10 ms per decision, is about 15 minutes of one core: the arena plays 100 games at
+#: once)
+DEFAULT_GAMES = {"traffic_jam": 1000, "jamming_traffic": 1000, "jakarta_traffic": 1000}
 
 
 #: per game, the network's search with mixed leaves (network value and greedy rollout,
