@@ -37,10 +37,9 @@ ROOT = RESULTS.parent.parent
 CHECKPOINTS = ROOT / "agents" / "checkpoints"
 START, END = "<!-- exit:start -->", "<!-- exit:end -->"
 GAMES = ("traffic_jam", "jamming_traffic", "jakarta_traffic")
-#: games per pair: 1000 in every game (Jakarta Traffic's slowest pair, two searches at
-#: 8-10 ms per decision, is about 15 minutes of one core: the arena plays 100 games at
-#: once)
-DEFAULT_GAMES = {"traffic_jam": 1000, "jamming_traffic": 1000, "jakarta_traffic": 1000}
+#: games per pair, in every game (Jakarta Traffic's slowest pair, two searches at 8-10
+#: ms per decision, is about 15 minutes of one core: the arena plays 100 games at once)
+DEFAULT_GAMES = 1000
 
 
 #: per game, the network's searches with mixed leaves (network value and greedy
@@ -168,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         for agent, opponent in entries(game):
             if args.missing and (game, 2, agent, opponent) in done:
                 continue
-            row = run_entry(game, 2, agent, args.games or DEFAULT_GAMES[game], opponent)
+            row = run_entry(game, 2, agent, args.games or DEFAULT_GAMES, opponent)
             print(markdown([row]).splitlines()[-1], flush=True)
             rows = [r for r in rows if row_key(r) != row_key(row)] + [row]
             rows.sort(key=lambda r: (GAMES.index(r["game"]), r["agent"], r["opponent"]))
