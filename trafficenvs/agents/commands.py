@@ -87,6 +87,10 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="--algo exit: moves of every game per iteration")
     p.add_argument("--buffer", type=positive_int, default=d.buffer,
                    help="--algo exit: decisions the replay buffer keeps")
+    p.add_argument("--exit-opponents", default=d.exit_opponents, metavar="SPECS",
+                   help="--algo exit: the self-play games' line-ups, rotated among games: "
+                        "self (every seat the search) or an agent that plays one seat, "
+                        "e.g. self,flatmc (default: self)")
     p.add_argument("--arch", choices=ARCHS, default=d.arch,
                    help="network: flat (mlp) or, for jakarta_traffic, plan (moves scored "
                         "by the cells they reach, agents/plan_policy.py)")

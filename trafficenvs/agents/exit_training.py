@@ -1,8 +1,11 @@
 """``trafficenvs train --algo exit``: expert iteration (``agents/expert_iteration.py``)
 with the train command's options, curves, checkpoints and summary.
 
-What the options mean here: ``--timesteps`` is self-play decisions in all (every
-seat's moves count: all of them are the search's, all of them are kept),
+What the options mean here: ``--timesteps`` is the search's self-play decisions in
+all (every seat's moves count, all of them kept; with ``--exit-opponents`` the
+opponents' moves are neither counted nor kept), ``--exit-opponents`` the self-play
+games' line-ups (``self``, the default, or agents that play one seat of their share of
+the games, see ``agents/expert_iteration.py``),
 ``--exit-steps`` the moves of each of the ``--num-envs`` games per iteration,
 ``--search`` the self-play search (a ``gumbel`` setting), ``--buffer`` the decisions
 the replay buffer keeps, ``--n-epochs`` the passes' worth of minibatches of
@@ -114,7 +117,8 @@ def train_exit(cfg: TrainConfig) -> dict[str, Any]:
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
             learning_rate=cfg.learning_rate, net=cfg.net, seed=cfg.seed,
             torch_threads=cfg.torch_threads, update_threads=cfg.update_threads,
-            arch=cfg.arch, prior_beta=cfg.prior_beta)
+            arch=cfg.arch, prior_beta=cfg.prior_beta,
+            opponents=split_agent_specs(cfg.exit_opponents))
         against = eval_opponents(cfg, game)
         return _run(trainer, cfg, game, against, out)
     finally:
@@ -137,8 +141,6 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
         distil_teacher(student, cfg, game, against, history, t0, out)
         trainer.net.load_state_dict(student.policy.state_dict(), strict=True)
         distil_seconds = time.perf_counter() - t0
-    per = cfg.num_envs * cfg.exit_steps
-    iterations = -(-cfg.timesteps // per)
     eval_seconds = 0.0
     due = cfg.eval_every
     due_ckpt = cfg.checkpoint_every
@@ -155,16 +157,20 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
                                                        shares.items()), flush=True)
 
     progress = task = None
-    if cfg.progress and iterations:
+    if cfg.progress and cfg.timesteps > 0:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-        progress = Progress("iterations", BarColumn(), MofNCompleteColumn(),
+        progress = Progress("decisions", BarColumn(), MofNCompleteColumn(),
                             TimeRemainingColumn())
-        task = progress.add_task("exit", total=iterations)
+        task = progress.add_task("exit", total=cfg.timesteps)
         progress.start()
     try:
-        for _ in range(iterations):
+        while trainer.decisions < cfg.timesteps:
+            before = trainer.decisions
             stats = trainer.iterate()
+            if trainer.decisions == before:
+                raise RuntimeError("an iteration of self-play made no decision of the "
+                                   "search's: do the opponents hold every seat?")
             row = {"iteration": stats["iteration"], "decisions": trainer.decisions,
                    "games": trainer.games,
                    "seconds": round(time.perf_counter() - t0, 1),
@@ -180,7 +186,7 @@ def _run(trainer: Any, cfg: TrainConfig, game: Any, against: list[str], out: Pat
                 trainer.save(step_checkpoint(out, trainer.decisions))
                 due_ckpt += cfg.checkpoint_every
             if progress is not None:
-                progress.update(task, completed=trainer.iteration)
+                progress.update(task, completed=min(trainer.decisions, cfg.timesteps))
     finally:
         if progress is not None:
             progress.stop()
@@ -223,6 +229,7 @@ def _write_summary(out: Path, trainer: Any, cfg: TrainConfig, against: list[str]
         "wall_seconds": round(wall, 1),
         "iterations": trainer.iteration,
         "decisions": int(trainer.decisions),
+        "opponent_decisions": int(trainer.opponent_decisions),
         "games": int(trainer.games),
         "mean_game_moves": round(trainer.game_moves / max(trainer.games, 1), 1),
         "decisions_per_second": round(trainer.decisions / max(

@@ -20,6 +20,14 @@ loop) puts the search in the learning loop:
    the value;
 4. the next iteration searches with the new network.
 
+``opponents`` (default ``("self",)``: pure self-play) can add fixed agents to the
+self-play games: the games rotate among the entries, and in a game of an agent spec
+(``flatmc``, ``greedy``, ``exit:PATH``...) that agent plays one seat (rotated from game
+to game) while the search plays the others. Only the search's decisions are kept, with
+the search's seats' results. Why: the network learns on the positions it meets against
+the player it is measured against (the game's best search), and its value target
+learns what wins against that player, not only against itself.
+
 The network is the batched PPO trainer's, and so are its checkpoints (the weights-only
 format, ``agents/checkpoint.py``): :class:`~trafficenvs.agents.trainer.ActorCritic`
 (``arch="mlp"``, SB3's ``MlpPolicy`` shape) or, for Jakarta Traffic,
@@ -127,7 +135,9 @@ class ExpertIteration:
     during training (0: every usable core), as the batched PPO trainer chooses them.
     ``arch``: ``"mlp"`` (the flat network, hidden widths ``net``) or ``"plan"`` (the
     plan network with ``net`` after its features, and the greedy prior when
-    ``prior_beta`` is given; Jakarta Traffic), see the module.
+    ``prior_beta`` is given; Jakarta Traffic), see the module. ``opponents``: the
+    self-play games' line-ups, rotated among games (``"self"``: every seat searches;
+    an agent spec: that agent plays one seat), see the module.
     """
 
     def __init__(self, game: Game | str, search: str = DEFAULT_SEARCH, num_envs: int = 256,
@@ -137,7 +147,7 @@ class ExpertIteration:
                  net: Sequence[int] = (128, 128), seed: int = 0, num_players: int | None = None,
                  torch_threads: int | None = 1, update_threads: int | None = 0,
                  max_cycles: int | None = None, arch: str = "mlp",
-                 prior_beta: float | None = None):
+                 prior_beta: float | None = None, opponents: Sequence[str] = ("self",)):
         for label, v in (("num_envs", num_envs), ("steps_per_iteration", steps_per_iteration),
                          ("batch_size", batch_size), ("n_epochs", n_epochs)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -177,6 +187,7 @@ class ExpertIteration:
                                      evaluator=self.evaluate)
         self.searcher.seed_rows(self.seed)
         self.venv = make_vec(g, num_envs=self.num_envs, max_cycles=max_cycles)
+        self._init_opponents(opponents)
         self._out: Any = None
         #: per row: each seat's rewards so far in its game, and the game's first step
         self._ret = np.zeros((self.num_envs, g.num_players), np.float64)
@@ -190,6 +201,35 @@ class ExpertIteration:
         self.iteration = 0
         self.timings = {"self_play": 0.0, "train": 0.0}
         self.stats: dict[str, float] = {}
+
+    def _init_opponents(self, opponents: Sequence[str]) -> None:
+        """The opponents' agents and each row's line-up: row ``i``'s ``k``-th game plays
+        entry ``(i + k) % G`` of the ``G`` entries, its agent in seat
+        ``((i + k) // G) % P`` (so seats rotate within each entry)."""
+        from trafficenvs.agents.zoo import make_agent
+
+        specs = [str(s).strip() for s in opponents]
+        if not specs or any(not s for s in specs):
+            raise ValueError(f"opponents must name at least one of self or an agent, "
+                             f"got {list(opponents)!r}")
+        self.opponent_specs = tuple(specs)
+        self.opponents: list[Any] = [
+            None if s == "self" else make_agent(s, self.game, seed=self.seed + 7919 * (j + 1))
+            for j, s in enumerate(specs)]
+        self._game_no = np.zeros(self.num_envs, np.int64)
+        self._lineup = np.zeros(self.num_envs, np.int64)
+        self._opp_seat = np.full(self.num_envs, -1, np.int64)
+        for i in range(self.num_envs):
+            self._next_lineup(i)
+        #: the opponents' decisions (not kept, not in ``decisions``)
+        self.opponent_decisions = 0
+
+    def _next_lineup(self, i: int) -> None:
+        g = len(self.opponent_specs)
+        k = i + int(self._game_no[i])
+        self._lineup[i] = k % g
+        self._opp_seat[i] = (-1 if self.opponents[k % g] is None
+                             else (k // g) % self.game.num_players)
 
     # -- the network as the search's evaluator ---------------------------------------
     def forward(self, observation: np.ndarray, action_mask: np.ndarray
@@ -226,17 +266,19 @@ class ExpertIteration:
                 obs = out.observation.copy()
                 legal = np.array(out.action_mask, np.bool_)
                 seats = out.current_player.copy()
-                actions = self.searcher.act(obs, legal, seats, records=self.venv.records)
-                policy = self.searcher.last_policy(self.num_envs).astype(np.float32)
+                mine = self._opp_seat != seats
+                actions, policy = self._act(obs, legal, seats, mine)
                 before = self._ret[rows, seats].copy()
-                self._pending[self._step] = (obs, legal, policy, seats, before)
+                self._pending[self._step] = (obs, legal, policy, seats, before, mine)
                 self._out = out = self.venv.step(actions)
                 self._ret += out.rewards
                 ended = np.flatnonzero(out.terminated | out.truncated)
                 for i in ended:
                     self._finish_game(int(i), int(out.final_records[i]["moves"]))
                 self._step += 1
-                self.decisions += self.num_envs
+                kept = int(mine.sum())
+                self.decisions += kept
+                self.opponent_decisions += self.num_envs - kept
                 oldest = int(self._start.min())
                 for s in [s for s in self._pending if s < oldest]:
                     del self._pending[s]
@@ -247,15 +289,44 @@ class ExpertIteration:
         return {"decisions_added": self.buffer.added - added0,
                 "games": self.games - games0}
 
+    def _act(self, obs: np.ndarray, legal: np.ndarray, seats: np.ndarray, mine: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's move and the search's improved policy (zeros where an opponent
+        moved): the search for the rows ``mine``, each opponent's agent for its own."""
+        if mine.all():
+            actions = self.searcher.act(obs, legal, seats, records=self.venv.records)
+            return actions, self.searcher.last_policy(self.num_envs).astype(np.float32)
+        actions = np.zeros(self.num_envs, np.int64)
+        policy = np.zeros((self.num_envs, self.game.num_actions), np.float32)
+        sel = np.flatnonzero(mine)
+        if sel.size:
+            actions[sel] = self.searcher.act(obs[sel], legal[sel], seats[sel],
+                                             records=self.venv.records[sel])
+            policy[sel] = self.searcher.last_policy(sel.size)
+        for j, agent in enumerate(self.opponents):
+            sel = np.flatnonzero(~mine & (self._lineup == j))
+            if agent is None or not sel.size:
+                continue
+            extra = ({"records": self.venv.records[sel]}
+                     if getattr(agent, "needs_records", False) else {})
+            actions[sel] = agent.act(obs[sel], legal[sel], seats[sel], **extra)
+        return actions, policy
+
     def _finish_game(self, i: int, moves: int) -> None:
-        """Row ``i``'s game ended on this step: its decisions, each with the mover's
-        rewards from that decision to the end, go to the buffer."""
-        parts = [self._pending[s] for s in range(int(self._start[i]), self._step + 1)]
-        seats = np.array([p[3][i] for p in parts])
-        before = np.array([p[4][i] for p in parts])
-        value = (self._ret[i, seats] - before).astype(np.float32)
-        self.buffer.add(np.stack([p[0][i] for p in parts]), np.stack([p[1][i] for p in parts]),
-                        np.stack([p[2][i] for p in parts]), value)
+        """Row ``i``'s game ended on this step: its search's decisions, each with the
+        mover's rewards from that decision to the end, go to the buffer; the row's next
+        game takes the next line-up."""
+        parts = [p for p in (self._pending[s] for s in range(int(self._start[i]),
+                                                             self._step + 1)) if p[5][i]]
+        if parts:  # none: every move was the opponent's
+            seats = np.array([p[3][i] for p in parts])
+            before = np.array([p[4][i] for p in parts])
+            value = (self._ret[i, seats] - before).astype(np.float32)
+            self.buffer.add(np.stack([p[0][i] for p in parts]),
+                            np.stack([p[1][i] for p in parts]),
+                            np.stack([p[2][i] for p in parts]), value)
+        self._game_no[i] += 1
+        self._next_lineup(i)
         self._ret[i] = 0.0
         self._start[i] = self._step + 1
         self.games += 1
@@ -328,7 +399,8 @@ class ExpertIteration:
                 "num_envs": self.num_envs, "steps_per_iteration": self.steps_per_iteration,
                 "buffer_size": self.buffer.capacity, "batch_size": self.batch_size,
                 "n_epochs": self.n_epochs, "learning_rate": self.learning_rate,
-                "vf_coef": self.vf_coef, "seed": self.seed}
+                "vf_coef": self.vf_coef, "seed": self.seed,
+                "opponents": list(self.opponent_specs)}
 
     def config(self) -> dict[str, Any]:
         """What :meth:`save` writes as ``config.json`` (the weights-only format)."""

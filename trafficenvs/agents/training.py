@@ -112,6 +112,9 @@ class TrainConfig:
     exit_steps: int = 32
     #: --algo exit: decisions the replay buffer keeps
     buffer: int = 200_000
+    #: --algo exit: the self-play games' line-ups, rotated among games: "self" (every
+    #: seat the search) or agent specs (that agent plays one seat; e.g. "self,flatmc")
+    exit_opponents: str = "self"
     #: the command line that started the run (recorded with the checkpoint)
     command: str = ""
     options: dict[str, Any] = field(default_factory=dict)
@@ -241,6 +244,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         from trafficenvs.agents.exit_training import train_exit
 
         return train_exit(cfg)  # it sets its threads itself, and restores them
+    if cfg.exit_opponents != TrainConfig.exit_opponents:
+        raise ValueError("--exit-opponents belongs to --algo exit; PPO's opponents are "
+                         "--opponents")
     if cfg.trainer not in TRAINERS:
         raise ValueError(f"--trainer must be one of {', '.join(TRAINERS)}, got {cfg.trainer!r}")
     import torch as th
