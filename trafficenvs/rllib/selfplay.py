@@ -123,7 +123,11 @@ def build_config(env_config: dict[str, Any], opponents: list[str], *,
         .environment(TrafficMultiAgentEnv, env_config=env_config)
         .env_runners(num_env_runners=num_env_runners,
                      num_envs_per_env_runner=num_envs_per_env_runner,
-                     num_cpus_per_env_runner=0 if num_env_runners else 1)
+                     num_cpus_per_env_runner=0 if num_env_runners else 1,
+                     # RLlib's 60 s default drops the runners' samples when they come
+                     # later (a loaded machine, a first step that compiles): the iteration
+                     # then trains on nothing; wait up to 10 minutes instead
+                     sample_timeout_s=600.0)
         .multi_agent(policies=set(mapping.module_ids()), policy_mapping_fn=mapping,
                      policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
