@@ -15,9 +15,7 @@ pytest.importorskip("sb3_contrib")
 from trafficenvs.agents.expert_iteration import ExpertIteration  # noqa: E402
 from trafficenvs.registry import make_game  # noqa: E402
 
-#: Traffic Jam's 2-player game is 24 moves, 12 a seat, and pays only at its end
-TINY = {"search": "gumbel:n=4,m=2", "num_envs": 16, "steps_per_iteration": 24,
-        "batch_size": 64, "net": (32, 32)}
+from .exit_tiny import TINY, TINY_TRAIN  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -117,10 +115,8 @@ def test_train_exit_opponents_counts_the_searchs_decisions(tmp_path):
     from trafficenvs.cli import main
 
     out = tmp_path / "tj.zip"
-    assert main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "500",
-                 "--num-envs", "16", "--exit-steps", "24", "--search", "gumbel:n=4,m=2",
-                 "--net", "32,32", "--batch-size", "64", "--eval-every", "0",
-                 "--eval-games", "4", "--eval-against", "random", "--no-progress",
+    assert main([*TINY_TRAIN, "--timesteps", "500", "--eval-every", "0",
+                 "--eval-games", "4", "--eval-against", "random",
                  "--exit-opponents", "greedy", "--out", str(out)]) == 0
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["iterations"] == 3

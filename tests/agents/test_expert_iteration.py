@@ -26,9 +26,7 @@ from trafficenvs.agents.search import strongest_preset  # noqa: E402
 from trafficenvs.agents.zoo import make_agent  # noqa: E402
 from trafficenvs.registry import make_game  # noqa: E402
 
-#: small enough to run in seconds: Traffic Jam's 2-player game is 24 moves
-TINY = {"search": "gumbel:n=4,m=2", "num_envs": 16, "steps_per_iteration": 24,
-        "batch_size": 64, "net": (32, 32)}
+from .exit_tiny import TINY, TINY_TRAIN  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -155,10 +153,8 @@ def test_train_algo_exit_runs_iterations_evaluates_both_players_and_saves(tmp_pa
     from trafficenvs.cli import main
 
     out = tmp_path / "tj_exit.zip"
-    assert main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "1500",
-                 "--num-envs", "16", "--exit-steps", "24", "--search", "gumbel:n=4,m=2",
-                 "--net", "32,32", "--batch-size", "64", "--eval-every", "700",
-                 "--eval-games", "10", "--eval-against", "random", "--no-progress",
+    assert main([*TINY_TRAIN, "--timesteps", "1500", "--eval-every", "700",
+                 "--eval-games", "10", "--eval-against", "random",
                  "--checkpoint-every", "700", "--out", str(out)]) == 0
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["iterations"] == 4 and summary["decisions"] == 4 * 16 * 24
@@ -193,10 +189,7 @@ def test_a_run_stopped_in_its_final_evaluation_keeps_its_summary(tmp_path, monke
     monkeypatch.setattr(exit_training, "evaluate_both", stopped)
     out = tmp_path / "tj_exit.zip"
     with pytest.raises(KeyboardInterrupt):
-        main(["train", "traffic_jam", "--algo", "exit", "--timesteps", "768",
-              "--num-envs", "16", "--exit-steps", "24", "--search", "gumbel:n=4,m=2",
-              "--net", "32,32", "--batch-size", "64", "--eval-every", "0",
-              "--no-progress", "--out", str(out)])
+        main([*TINY_TRAIN, "--timesteps", "768", "--eval-every", "0", "--out", str(out)])
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["iterations"] == 2 and summary["decisions"] == 2 * 16 * 24
     assert [r["iteration"] for r in summary["history"]] == [1, 2]

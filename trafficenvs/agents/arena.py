@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
-from trafficenvs.agents.policy import Policy
+from trafficenvs.agents.policy import Policy, act_rows
 from trafficenvs.agents.ratings import rate_games
 from trafficenvs.core.game import Game
 from trafficenvs.registry import as_game, make_vec
@@ -322,11 +322,8 @@ def run_arena(
         for a, agent in enumerate(agents):
             sel = np.flatnonzero(active & (seat_agent == a))
             if len(sel):
-                extra = ({"records": venv.records[sel]} if getattr(agent, "needs_records", False)
-                         else {})
                 t_act = time.perf_counter()
-                actions[sel] = agent.act(out.observation[sel], out.action_mask[sel],
-                                         out.current_player[sel], **extra)
+                actions[sel] = act_rows(agent, venv, out, sel)
                 act_s[a] += time.perf_counter() - t_act
                 act_n[a] += len(sel)
         out = venv.step(actions, active=active)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trafficenvs.agents.policy import Policy
+from trafficenvs.agents.policy import Policy, act_rows
 from trafficenvs.core.game import Game
 from trafficenvs.registry import as_game, make_vec
 
@@ -78,12 +78,6 @@ def _progress_bar(what: str, disable: bool) -> Progress:
                     TimeElapsedColumn(), TimeRemainingColumn(), disable=disable)
 
 
-def _act(agent: Policy, venv: Any, out: Any, rows: np.ndarray) -> np.ndarray:
-    extra = {"records": venv.records[rows]} if getattr(agent, "needs_records", False) else {}
-    return agent.act(out.observation[rows], out.action_mask[rows], out.current_player[rows],
-                     **extra)
-
-
 def collect(game: Game | str, num_players: int | None, teacher: Policy, decisions: int, *,
             student: Policy | None = None, beta: float = 1.0, num_envs: int = 256,
             seed: int = 0, progress: bool = False, **options: Any) -> Demonstrations:
@@ -125,13 +119,13 @@ def collect(game: Game | str, num_players: int | None, teacher: Policy, decision
     task = bar.add_task("collect", total=decisions)
     with bar:
         while m < decisions:
-            labels = _act(teacher, venv, out, rows)
+            labels = act_rows(teacher, venv, out, rows)
             played = labels
             if student is not None and beta < 1.0:
                 mine = rng.random(b) >= beta
                 if mine.any():
                     played = labels.copy()
-                    played[mine] = _act(student, venv, out, rows[mine])
+                    played[mine] = act_rows(student, venv, out, rows[mine])
             k = min(b, cap - m)
             obs[m:m + k] = out.observation[:k]
             mask[m:m + k] = out.action_mask[:k]

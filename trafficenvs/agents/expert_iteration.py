@@ -58,6 +58,7 @@ import torch as th
 from torch import nn
 from torch.nn import functional as F
 
+from trafficenvs.agents.policy import act_rows
 from trafficenvs.agents.ppo import PPOPolicy
 from trafficenvs.agents.search import SearchPolicy, parse_search_spec
 from trafficenvs.agents.trainer import ActorCritic, masked_log_probs, usable_cores
@@ -267,7 +268,7 @@ class ExpertIteration:
                 legal = np.array(out.action_mask, np.bool_)
                 seats = out.current_player.copy()
                 mine = self._opp_seat != seats
-                actions, policy = self._act(obs, legal, seats, mine)
+                actions, policy = self._act(out, mine)
                 before = self._ret[rows, seats].copy()
                 self._pending[self._step] = (obs, legal, policy, seats, before, mine)
                 self._out = out = self.venv.step(actions)
@@ -289,27 +290,19 @@ class ExpertIteration:
         return {"decisions_added": self.buffer.added - added0,
                 "games": self.games - games0}
 
-    def _act(self, obs: np.ndarray, legal: np.ndarray, seats: np.ndarray, mine: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
+    def _act(self, out: Any, mine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every row's move and the search's improved policy (zeros where an opponent
         moved): the search for the rows ``mine``, each opponent's agent for its own."""
-        if mine.all():
-            actions = self.searcher.act(obs, legal, seats, records=self.venv.records)
-            return actions, self.searcher.last_policy(self.num_envs).astype(np.float32)
         actions = np.zeros(self.num_envs, np.int64)
         policy = np.zeros((self.num_envs, self.game.num_actions), np.float32)
         sel = np.flatnonzero(mine)
         if sel.size:
-            actions[sel] = self.searcher.act(obs[sel], legal[sel], seats[sel],
-                                             records=self.venv.records[sel])
+            actions[sel] = act_rows(self.searcher, self.venv, out, sel)
             policy[sel] = self.searcher.last_policy(sel.size)
         for j, agent in enumerate(self.opponents):
             sel = np.flatnonzero(~mine & (self._lineup == j))
-            if agent is None or not sel.size:
-                continue
-            extra = ({"records": self.venv.records[sel]}
-                     if getattr(agent, "needs_records", False) else {})
-            actions[sel] = agent.act(obs[sel], legal[sel], seats[sel], **extra)
+            if agent is not None and sel.size:
+                actions[sel] = act_rows(agent, self.venv, out, sel)
         return actions, policy
 
     def _finish_game(self, i: int, moves: int) -> None:

@@ -35,6 +35,15 @@ class Policy(Protocol):
         ...
 
 
+def act_rows(agent: Policy, venv: Any, out: Any, rows: np.ndarray) -> np.ndarray:
+    """``agent``'s moves for ``rows`` of a vectorised env's step ``out`` (its
+    ``observation``, ``action_mask`` and ``current_player``), passing those rows' game
+    records to an agent that searches the games themselves (``needs_records``)."""
+    extra = {"records": venv.records[rows]} if getattr(agent, "needs_records", False) else {}
+    return agent.act(out.observation[rows], out.action_mask[rows], out.current_player[rows],
+                     **extra)
+
+
 def sample_masked(rng: np.random.Generator, action_mask: np.ndarray) -> np.ndarray:
     """A uniformly random legal action per row, for the whole batch at once.
 

@@ -37,7 +37,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from trafficenvs.agents.policy import Policy
+from trafficenvs.agents.policy import Policy, act_rows
 from trafficenvs.core.game import Game
 from trafficenvs.registry import as_game, make_vec
 
@@ -298,11 +298,7 @@ class SelfPlayVecEnv(VecEnv):
             ids = self.opponent[rows]
             for pid in np.unique(ids):
                 sel = rows[ids == pid]
-                pol = self.pool.policies[pid]
-                extra = ({"records": self.venv.records[sel]}
-                         if getattr(pol, "needs_records", False) else {})
-                actions[sel] = pol.act(b.observation[sel], b.action_mask[sel],
-                                       b.current_player[sel], **extra)
+                actions[sel] = act_rows(self.pool.policies[pid], self.venv, b, sel)
             out = self.venv.step(actions, active=need, final_seat=self.learner_seat)
             self._collect(out, need)
 
